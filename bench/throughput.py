@@ -25,21 +25,22 @@ from mmgauge.backends.mock import MockBackend
 from mmgauge.backends.openai import OpenAIBackend
 from mmgauge.benchmarks.base import Benchmark
 from mmgauge.core.types import GenerationConfig, ModelSpec
-from mmgauge.runner.run import BenchmarkRun, Runner, RunOutcome
+from mmgauge.runner.run import BenchmarkRun, Runner
 from mmgauge.store.cache import ResponseCache
+from mmgauge.store.results import RunResults
 from mmgauge.testing.toy import ToyBenchmark, toy_manifest, write_toy_data
 
 
 def run_once(
     benchmark: Benchmark, data: Path, backend: object, out: Path, cache: ResponseCache
-) -> RunOutcome:
+) -> RunResults:
     dataset = benchmark.load(data)
     config = GenerationConfig(max_tokens=4)
     assert isinstance(backend, MockBackend | OpenAIBackend)
     manifest = toy_manifest(out, ModelSpec(backend="bench"), backend.fingerprint(), dataset, config)
     runner = Runner(backend, config, out, cache=cache)
 
-    async def go() -> RunOutcome:
+    async def go() -> RunResults:
         try:
             return await runner.run([BenchmarkRun(benchmark, dataset)], manifest)
         finally:

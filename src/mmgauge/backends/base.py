@@ -61,6 +61,13 @@ class Backend(ABC):
     async def generate(self, batch: Sequence[Request]) -> list[ModelResponse]:
         """Answer a batch of requests."""
 
+    async def start(self) -> None:  # noqa: B027 - optional hook
+        """Get ready before the first request (e.g. ask an endpoint which model it serves).
+
+        Called once before `fingerprint()` is read for a run, so a backend can make its fingerprint say
+        exactly which model answers.
+        """
+
     def describe(self) -> dict[str, Any]:
         """What the run manifest records about this backend (never secrets)."""
         return {"fingerprint": self.fingerprint()}

@@ -1,28 +1,34 @@
-"""The benchmark interface: load samples, build prompts, read answers, score records."""
+"""The benchmark interface: load samples, build prompts, read answers, score records.
+
+A benchmark declares its own typed options (a `BenchmarkOptions` subclass: only what it understands, unknown
+keys rejected) and its result model, and is generic over both, so readers get its result as its type. Most
+benchmarks need only `load`, `sample_data`, `build_messages`, `extract` and `score`; shared kinds (yes/no in
+`benchmarks/yesno.py`) make the common case a few lines.
+"""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar, cast
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from mmgauge.core.errors import UserError
 from mmgauge.core.types import Extraction, Message, Sample, SampleRecord
 from mmgauge.extraction.judge import Judge
 
 
-class BenchOptions(BaseModel):
-    """Options a user may set for a benchmark run; each benchmark reads the ones it understands."""
+class BenchmarkOptions(BaseModel):
+    """Options every benchmark has. A benchmark adds its own in a subclass; unknown keys are errors."""
 
-    parser: str | None = None
-    rounds: int = Field(default=1, ge=1)
-    languages: list[str] | None = None
-    prompt_language: str | None = None
-    shuffle_options: bool = False
-    random_fallback: bool = False
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    #: Seeds bootstrap intervals, random fallbacks and option shuffling.
     seed: int = 0
+    #: Ask every question this many times (later rounds sample when the temperature is above 0).
+    rounds: int = Field(default=1, ge=1)
 
 
 class Dataset(BaseModel):
@@ -34,14 +40,40 @@ class Dataset(BaseModel):
     samples: list[Sample]
 
 
-class Benchmark(ABC):
-    """One evaluation system. Subclasses live in one module (or folder) and are listed in the registry."""
+OptionsT = TypeVar("OptionsT", bound=BenchmarkOptions)
+ResultT = TypeVar("ResultT", bound=BaseModel)
+
+
+class Benchmark(ABC, Generic[OptionsT, ResultT]):
+    """One evaluation system: a module (or folder) plus an entry in the registry or an entry point."""
 
     name: ClassVar[str]
     description: ClassVar[str]
+    #: The options model (`self.options` is an instance).
+    options_type: ClassVar[type[BenchmarkOptions]] = BenchmarkOptions
+    #: The model `score` returns; readers of a run folder get the stored result back as this type.
+    result_type: ClassVar[type[BaseModel]]
 
-    def __init__(self, options: BenchOptions | None = None) -> None:
-        self.options = options or BenchOptions()
+    def __init__(self, options: OptionsT | Mapping[str, Any] | None = None) -> None:
+        self.options: OptionsT = self.parse_options(options)
+
+    @classmethod
+    def parse_options(cls, options: BaseModel | Mapping[str, Any] | None) -> OptionsT:
+        """`options` as this benchmark's options model; a wrong key or value is a one-line error."""
+        if isinstance(options, cls.options_type):
+            return cast(OptionsT, options)
+        if isinstance(options, BaseModel):
+            raw = options.model_dump(exclude_unset=True)
+        else:
+            raw = dict(options or {})
+        try:
+            return cast(OptionsT, cls.options_type.model_validate(raw))
+        except ValidationError as error:
+            first = error.errors()[0]
+            key = ".".join(str(part) for part in first["loc"])
+            known = ", ".join(cls.options_type.model_fields)
+            message = first["msg"] if first["type"] != "extra_forbidden" else f"not an option of {cls.name}"
+            raise UserError(f"{message} (its options: {known})", field=f"{cls.name}.{key}") from None
 
     @abstractmethod
     def load(self, data: Path) -> Dataset:
@@ -73,19 +105,27 @@ class Benchmark(ABC):
         return list(records)
 
     @abstractmethod
-    def score(self, records: Sequence[SampleRecord]) -> BaseModel:
+    def score(self, records: Sequence[SampleRecord]) -> ResultT:
         """Pure scoring over finished records (failed requests are absent or marked, never scored)."""
 
     def write_outputs(
-        self, records: Sequence[SampleRecord], dataset: Dataset, result: BaseModel, out_dir: Path
+        self, records: Sequence[SampleRecord], dataset: Dataset, result: ResultT, out_dir: Path
     ) -> list[Path]:
         """Extra files for the run folder, such as an evaluation server's submission file."""
         return []
 
-    def summary(self, result: BaseModel) -> list[tuple[str, str]]:
+    def summary(self, result: ResultT) -> list[tuple[str, str]]:
         """Headline lines for the terminal summary table."""
         return []
 
     def record_metadata(self, sample: Sample) -> dict[str, Any]:
         """The sample fields a record keeps so that scoring needs nothing but the records."""
         return dict(sample.metadata)
+
+    def read_result(self, data: Mapping[str, Any]) -> ResultT:
+        """A stored result (JSON) back as this benchmark's result type."""
+        return cast(ResultT, self.result_type.model_validate(data))
+
+
+#: Any benchmark, whatever its options and result types.
+AnyBenchmark = Benchmark[Any, Any]

@@ -1,13 +1,25 @@
-"""Benchmarks by name. Adding one is a module plus one line here; modules are imported only when used."""
+"""Benchmarks by name: the built-in ones below, plus any an installed package registers.
+
+A package adds benchmarks through the entry point group `mmgauge.benchmarks`, e.g. in its pyproject.toml:
+
+    [project.entry-points."mmgauge.benchmarks"]
+    pope = "mmgauge_pope:PopeBenchmark"
+
+Modules are imported only when their benchmark is used, so a broken or heavy plug-in costs nothing until then.
+"""
 
 from __future__ import annotations
 
 import importlib
+from importlib.metadata import entry_points
+from typing import Any
 
-from mmgauge.benchmarks.base import Benchmark, BenchOptions
+from mmgauge.benchmarks.base import AnyBenchmark, Benchmark
 from mmgauge.core.errors import UserError
 
-#: name -> "module:Class"
+ENTRY_POINT_GROUP = "mmgauge.benchmarks"
+
+#: name -> "module:Class" of the benchmarks shipped with mmgauge.
 BENCHMARKS: dict[str, str] = {
     "mmbench": "mmgauge.benchmarks.mmbench.bench:MMBenchBenchmark",
     "mme": "mmgauge.benchmarks.mme.bench:MMEBenchmark",
@@ -15,15 +27,41 @@ BENCHMARKS: dict[str, str] = {
 }
 
 
+def plugin_benchmarks() -> dict[str, str]:
+    """name -> "module:Class" of the benchmarks installed packages register (built-in names win)."""
+    found: dict[str, str] = {}
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        found.setdefault(entry.name.strip().lower(), entry.value)
+    return found
+
+
+def all_benchmarks() -> dict[str, str]:
+    return {**plugin_benchmarks(), **BENCHMARKS}
+
+
 def benchmark_names() -> list[str]:
+    """The built-in benchmarks: what a run with no --bench evaluates (on their built-in samples)."""
     return sorted(BENCHMARKS)
 
 
-def get_benchmark(name: str, options: BenchOptions | None = None) -> Benchmark:
-    target = BENCHMARKS.get(name.strip().lower())
+def benchmark_class(name: str) -> type[AnyBenchmark]:
+    key = name.strip().lower()
+    target = BENCHMARKS.get(key) or plugin_benchmarks().get(key)
     if target is None:
-        known = ", ".join(benchmark_names()) or "(none)"
+        known = ", ".join(sorted(all_benchmarks())) or "(none)"
         raise UserError(f"unknown benchmark '{name}'; known benchmarks: {known}", field="--bench")
-    module_name, class_name = target.split(":")
-    cls: type[Benchmark] = getattr(importlib.import_module(module_name), class_name)
-    return cls(options)
+    module_name, _, class_name = target.partition(":")
+    try:
+        cls: Any = getattr(importlib.import_module(module_name), class_name)
+    except (ImportError, AttributeError) as error:
+        message = f"benchmark '{name}' cannot be loaded from {target}: {error}"
+        raise UserError(message, field="--bench") from None
+    if not (isinstance(cls, type) and issubclass(cls, Benchmark)):
+        message = f"{target} (benchmark '{name}') is not an mmgauge Benchmark class"
+        raise UserError(message, field="--bench")
+    return cls
+
+
+def get_benchmark(name: str, options: Any = None) -> AnyBenchmark:
+    """An instance of benchmark `name` with `options` (its options model, a mapping, or None)."""
+    return benchmark_class(name)(options)

@@ -35,6 +35,12 @@ class RichProgress:
         self._errors = 0
         self._cached = 0
 
+    def status(self, text: str) -> None:
+        self._console.print(Text(text, style="dim"))
+
+    def watch_concurrency(self, live: Callable[[], int | None]) -> None:
+        self._extra = live
+
     def start(self, total: int | None, description: str) -> None:
         if total == 0:
             return

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
@@ -13,26 +13,26 @@ from rich.table import Table
 
 from mmgauge.core.errors import UserError
 
+if TYPE_CHECKING:
+    from mmgauge.store.results import RunResults
+
 MODEL_HELP = (
     "Model spec: embedded (default, offline) | openai:MODEL@URL | hf:PATH | replay:FILE | mock[:TEXT] | "
     "a .yaml/.json model config."
 )
 
 
-def parse_data_option(values: list[str], benches: list[str]) -> dict[str, Path]:
+def parse_data_option(values: list[str], benches: list[str] | None) -> dict[str, str]:
     """`--data PATH` for one benchmark, or `--data NAME=PATH` (repeatable) for several."""
-    paths: dict[str, Path] = {}
+    paths: dict[str, str] = {}
     for value in values:
         name, eq, rest = value.partition("=")
-        if eq and name in benches:
-            paths[name] = Path(rest)
-        elif len(benches) == 1:
-            paths[benches[0]] = Path(value)
+        if eq and benches is not None and name in benches:
+            paths[name] = rest
+        elif benches is not None and len(benches) == 1:
+            paths[benches[0]] = value
         else:
             raise UserError(f"with several benchmarks give --data NAME=PATH, got '{value}'", field="--data")
-    for name, path in paths.items():
-        if not path.exists():
-            raise UserError(f"data for '{name}' not found", file=str(path))
     return paths
 
 
@@ -59,8 +59,10 @@ def register(app: typer.Typer) -> None:
         limit: int | None = typer.Option(
             None, "--limit", min=1, help="Only the first N samples per benchmark."
         ),
-        judge: str = typer.Option(
-            "none", "--judge", help="Judge model spec for unresolved answers, or 'none'."
+        judge: str | None = typer.Option(
+            None,
+            "--judge",
+            help="Judge model spec for unresolved answers, or 'none' (default: the run folder's judge).",
         ),
         temperature: float = typer.Option(0.0, "--temperature", min=0.0),
         max_tokens: int = typer.Option(512, "--max-tokens", min=1),
@@ -82,6 +84,12 @@ def register(app: typer.Typer) -> None:
             None,
             "--api-key-env",
             help="Name of the environment variable holding the API key (the key itself is never stored).",
+        ),
+        judge_api_key_env: str | None = typer.Option(
+            None,
+            "--judge-api-key-env",
+            help="Environment variable holding the judge's API key (default: --api-key-env when the judge "
+            "is on the model's host).",
         ),
         parser: str | None = typer.Option(
             None, "--parser", help="Answer parser where a benchmark offers several (MME: official | words)."
@@ -122,159 +130,68 @@ def register(app: typer.Typer) -> None:
             "--ray-inline-images",
             help="Send image files to Ray workers as base64 (default: as paths, which every node must read).",
         ),
+        settings: list[str] = typer.Option(
+            [], "--set", help="A benchmark option, BENCHMARK.OPTION=VALUE (repeatable; see `mmgauge list`)."
+        ),
     ) -> None:
         """Evaluate a model. Re-running the same command into the same --out resumes and retries failures."""
-        from mmgauge.backends.registry import load_backend
-        from mmgauge.benchmarks.base import BenchOptions
-        from mmgauge.benchmarks.registry import benchmark_names, get_benchmark
+        from mmgauge.api.evaluate import build_request, evaluate_async
+        from mmgauge.api.options import parse_assignments
         from mmgauge.cli.progress import RichProgress
-        from mmgauge.core.types import DatasetEntry, GenerationConfig
-        from mmgauge.extraction.judge import Judge
-        from mmgauge.runner.executor import LocalExecutor
-        from mmgauge.runner.manifest import ManifestStore
-        from mmgauge.runner.run import BenchmarkRun, Runner
-        from mmgauge.store.cache import ResponseCache, default_cache_path
 
         console = Console()
-        ray_options = {
-            "--ray-address": ray_address,
-            "--ray-workers": ray_workers,
-            "--ray-gpus-per-worker": ray_gpus_per_worker,
-            "--ray-inline-images": ray_inline_images or None,
+        names = [n.strip().lower() for n in bench.split(",") if n.strip()] if bench else None
+        shared: dict[str, Any] = {
+            "parser": parser, "rounds": rounds if rounds != 1 else None,
+            "languages": [x.strip() for x in language.split(",")] if language else None,
+            "prompt_language": prompt_language, "shuffle_options": shuffle_options or None,
+            "random_fallback": random_fallback or None,
         }
-        if executor not in ("local", "ray"):
-            raise UserError(f"unknown executor '{executor}'; use local or ray", field="--executor")
-        given = [flag for flag, value in ray_options.items() if value is not None]
-        if executor == "local" and given:
-            raise UserError(f"{given[0]} needs --executor ray", field=given[0])
-        names = [n.strip().lower() for n in bench.split(",") if n.strip()] if bench else benchmark_names()
-        data_paths = parse_data_option(data, names)
-        options = BenchOptions(
-            parser=parser,
-            rounds=rounds,
-            languages=[x.strip() for x in language.split(",")] if language else None,
-            prompt_language=prompt_language,
-            shuffle_options=shuffle_options,
-            random_fallback=random_fallback,
-            seed=seed,
-        )
-        overrides: dict[str, Any] = {
-            key: value
-            for key, value in {
-                "concurrency": concurrency,
-                "batch_size": batch_size,
-                "timeout_s": timeout,
-                "max_retries": max_retries,
-            }.items()
-            if value is not None
-        }
-        runs = []
-        for name in names:
-            benchmark = get_benchmark(name, options)
-            path = data_paths.get(name) or benchmark.sample_data(out / "sample-data" / name)
-            dataset = benchmark.load(path)
-            if limit is not None:
-                dataset = dataset.model_copy(update={"samples": benchmark.select(dataset.samples, limit)})
-            runs.append(BenchmarkRun(benchmark, dataset))
-
-        spec, backend = load_backend(model, api_key_env=api_key_env, **overrides)
-        cache = None if no_cache else ResponseCache(cache_path or default_cache_path())
-        judge_obj = None
-        judge_spec = None
-        if judge.strip().lower() != "none":
-            judge_spec, judge_backend = load_backend(judge)
-            judge_obj = Judge(judge_backend, cache)
-        config = GenerationConfig(
-            temperature=temperature, max_tokens=max_tokens, seed=seed, system_prompt=system_prompt
-        )
-        ray_executor = None
-        if executor == "ray":
-            from mmgauge.backends.base import BackendSettings
-            from mmgauge.backends.spec import parse_spec
-            from mmgauge.runner.ray_executor import RayExecutor, RayOptions
-
-            # Already validated by load_backend; the workers build their backends from the same settings.
-            settings = BackendSettings.model_validate({**parse_spec(model)[1], **overrides})
-            ray_executor = RayExecutor(
-                spec,
-                settings,
-                address=ray_address,
-                workers=ray_workers or 2,
-                options=RayOptions(
-                    gpus_per_worker=ray_gpus_per_worker or 0.0,
-                    inline_images=ray_inline_images,
-                    expected_fingerprint=backend.fingerprint(),
-                ),
-            )
-        manifest = ManifestStore.open(
-            out,
-            model=spec,
-            model_fingerprint=backend.fingerprint(),
-            generation=config,
-            judge=judge_spec,
-            datasets=[
-                DatasetEntry(
-                    benchmark=r.benchmark.name,
-                    data=r.dataset.source,
-                    fingerprint=r.dataset.fingerprint,
-                    samples=len(r.dataset.samples),
-                    options=options.model_dump(mode="json"),
-                )
-                for r in runs
-            ],
-            seeds={"generation": seed, "benchmarks": seed},
+        options: dict[str, Any] = {key: value for key, value in shared.items() if value is not None}
+        for name, values in parse_assignments(settings).items():
+            options.setdefault(name, {}).update(values)
+        request = build_request(
+            model, names, parse_data_option(data, names), out,
+            judge=judge, limit=limit, options=options, temperature=temperature, max_tokens=max_tokens,
+            seed=seed, system_prompt=system_prompt, concurrency=concurrency, batch_size=batch_size,
+            timeout=timeout, max_retries=max_retries, api_key_env=api_key_env,
+            judge_api_key_env=judge_api_key_env, cache=not no_cache, cache_path=cache_path,
+            force_cache=force_cache, executor=_executor_choice(executor), ray_address=ray_address,
+            ray_workers=ray_workers, ray_gpus_per_worker=ray_gpus_per_worker,
+            ray_inline_images=ray_inline_images,
             command=["mmgauge", *((ctx.obj or {}).get("argv") or sys.argv[1:])],
-            backend=backend.describe(),
-            executor=(ray_executor or LocalExecutor(backend)).describe(),
         )
-        live = ray_executor.live_concurrency if ray_executor is not None else backend.live_concurrency
-        progress = RichProgress(console, extra=live)
-        runner = Runner(
-            backend,
-            config,
-            out,
-            cache=cache,
-            force_cache=force_cache,
-            judge=judge_obj,
-            progress=progress,
-            executor=ray_executor,
-        )
-
-        async def go() -> Any:
-            try:
-                return await runner.run(runs, manifest)
-            finally:
-                if ray_executor is not None:
-                    await ray_executor.aclose()
-                await backend.aclose()
-                if judge_obj is not None:
-                    await judge_obj.backend.aclose()
-
-        outcome = asyncio.run(go())
-        print_summary(console, outcome, runs)
-        console.print(f"results: {out / 'results.json'}")
-        if outcome.failed:
+        progress = RichProgress(console)
+        results = asyncio.run(evaluate_async(request, progress=progress))
+        print_summary(console, results, str(out))
+        console.print(f"results: {out}")
+        if results.failed:
             console.print(
-                f"[bold red]{outcome.failed} request(s) failed[/] and were not scored; run the same command "
+                f"[bold red]{results.failed} request(s) failed[/] and were not scored; run the same command "
                 "again to retry only those."
             )
             raise typer.Exit(1)
 
 
-def print_summary(console: Console, outcome: Any, runs: list[Any]) -> None:
-    counts = Table(title=f"mmgauge run: {outcome.out_dir}")
+def _executor_choice(value: str) -> str:
+    if value not in ("local", "ray"):
+        raise UserError(f"unknown executor '{value}'; use local or ray", field="--executor")
+    return value
+
+
+def print_summary(console: Console, results: RunResults, out: str) -> None:
+    counts = Table(title=f"mmgauge run: {out}")
     for column in ("benchmark", "samples", "requested", "from cache", "resumed", "failed", "judge calls"):
         counts.add_column(column, justify="left" if column == "benchmark" else "right")
     scores = Table(title="Scores")
     scores.add_column("benchmark", style="bold")
     scores.add_column("measure")
     scores.add_column("value", justify="right")
-    for run in runs:
-        b = outcome.benchmarks[run.benchmark.name]
+    for b in results.benchmarks.values():
         failed = f"[bold red]{b.failed}[/]" if b.failed else "0"
         counts.add_row(
-            b.benchmark,
-            str(b.samples),
+            b.benchmark + (" (partial)" if b.partial else ""),
+            b.coverage(),
             str(b.requested),
             str(b.cache_hits),
             str(b.resumed),

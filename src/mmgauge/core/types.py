@@ -180,8 +180,19 @@ class Extraction(BaseModel):
     detail: str | None = None
 
 
+class StoredImage(BaseModel):
+    """How a record refers to an image it was asked about, so readers never need the dataset again.
+
+    An image that came from a file keeps its resolved path; one that came inside a data file (TSV base64,
+    parquet bytes) has a thumbnail written once into the run folder, found by `sha256`.
+    """
+
+    sha256: str
+    path: str | None = None
+
+
 class SampleRecord(BaseModel):
-    """One finished request: appended to `samples.jsonl` as soon as the response arrives."""
+    """One finished request: appended to the run's record log as soon as the response arrives."""
 
     schema_version: int = SCHEMA_VERSION
     benchmark: str
@@ -194,6 +205,7 @@ class SampleRecord(BaseModel):
     target: str | None = None
     correct: bool | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    images: list[StoredImage] = Field(default_factory=list)
 
     @property
     def key(self) -> tuple[str, str, int]:
@@ -218,11 +230,33 @@ class ModelSpec(BaseModel):
 
 
 class DatasetEntry(BaseModel):
+    """One benchmark's data in a run: where it came from (resolved path), its fingerprint and size."""
+
     benchmark: str
     data: str
     fingerprint: str
+    #: Questions in the whole dataset (a `--limit` run asks fewer; its results are then `partial`).
     samples: int
+    #: Records a complete run holds: samples x rounds. None in folders written before it was recorded.
+    expected: int | None = None
     options: dict[str, Any] = Field(default_factory=dict)
+
+
+class Invocation(BaseModel):
+    """One command that wrote into a run folder, with what it did there."""
+
+    command: list[str] = Field(default_factory=list)
+    started_at: str
+    finished_at: str | None = None
+    #: running | finished | failed (requests failed) | interrupted | stopped (an error ended it) | killed
+    status: str = "running"
+    toolkit_version: str = ""
+    host: str = ""
+    pid: int | None = None
+    benchmarks: list[str] = Field(default_factory=list)
+    limit: int | None = None
+    #: Per benchmark: requested, cache_hits, resumed, failed, judge_calls, records.
+    counts: dict[str, dict[str, int]] = Field(default_factory=dict)
 
 
 class HostInfo(BaseModel):
@@ -252,4 +286,6 @@ class RunManifest(BaseModel):
     updated_at: str
     finished_at: str | None = None
     host: HostInfo
+    #: The command that started the run folder; every later one is in `invocations`.
     command: list[str] = Field(default_factory=list)
+    invocations: list[Invocation] = Field(default_factory=list)

@@ -1,53 +1,69 @@
 """Thumbnails of the images the samples were asked about, for the per-sample browser.
 
-Records do not carry images, so each run's datasets are loaded again from the paths in its manifest through
-the benchmark registry (images stay undecoded until a thumbnail is made). Images are keyed by content, so an
-image shared by many samples (MMBench's circular copies, MME's two questions per image, two runs on one
-dataset) is embedded once. Images are optional for a report: a dataset that moved or fails to load leaves
-its samples without pictures and a note saying why.
+Records name their images (`SampleRecord.images`): by content hash, with the file's path when the image came
+from a file; images that came inside a data file have a thumbnail in the run folder. So the report never
+loads a dataset. Images are keyed by content, so an image shared by many samples (MMBench's circular copies,
+MME's two questions per image, two runs on one dataset) is embedded once. Images are optional for a report:
+one that moved or cannot be decoded leaves its sample without a picture and a note says how many.
 """
 
 from __future__ import annotations
 
-import base64
 import hashlib
-import io
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import Final, Protocol
 
+from mmgauge.core.thumbnails import THUMB_PX, jpeg_data_url, thumbnail_jpeg
 from mmgauge.core.types import ImageRef
 from mmgauge.report.load import RunView
+from mmgauge.store.run_folder import RunFolder
 
-THUMB_PX: Final = 240
-JPEG_QUALITY: Final = 72
+#: The most images one report embeds (a sample browser of a huge run shows only some pictures).
+MAX_IMAGES: Final = 20_000
 
 
-def _key(image: ImageRef) -> str:
-    if image.b64 is not None:
+class ImageSource(Protocol):
+    def load(self) -> bytes: ...
+
+
+@dataclass(frozen=True)
+class RecordImage:
+    """An image a record names: its thumbnail in the run folder, else the file it came from."""
+
+    folder: RunFolder
+    sha256: str
+    path: str | None
+
+    def load(self) -> bytes:
+        thumb = self.folder.thumbnail(self.sha256)
+        if thumb.is_file():
+            return thumb.read_bytes()
+        if self.path is None:
+            raise FileNotFoundError(f"no thumbnail for image {self.sha256[:12]}")
+        return Path(self.path).read_bytes()
+
+
+def _key(image: ImageSource) -> str:
+    if isinstance(image, RecordImage):
+        return "s:" + image.sha256
+    if isinstance(image, ImageRef) and image.b64 is not None:
         return "b:" + hashlib.sha1(image.b64.encode("ascii", "replace")).hexdigest()
-    if image.data is not None:
+    if isinstance(image, ImageRef) and image.data is not None:
         return "d:" + hashlib.sha1(image.data).hexdigest()
-    return "p:" + str(image.path)
+    return "p:" + str(getattr(image, "path", id(image)))
 
 
 def thumbnail(raw: bytes, size: int = THUMB_PX) -> str:
     """A JPEG data URL at most `size` pixels on its longer side."""
-    from PIL import Image
-
-    with Image.open(io.BytesIO(raw)) as img:
-        img.thumbnail((size, size))
-        rgb = img.convert("RGB")
-    out = io.BytesIO()
-    rgb.save(out, format="JPEG", quality=JPEG_QUALITY, optimize=True)
-    return "data:image/jpeg;base64," + base64.b64encode(out.getvalue()).decode("ascii")
+    return jpeg_data_url(thumbnail_jpeg(raw, size))
 
 
 @dataclass
 class ImageIndex:
     """Sample images per (run index, benchmark, sample id) and the distinct thumbnails, built on demand."""
 
-    refs: dict[tuple[int, str, str], list[ImageRef]] = field(default_factory=dict)
+    refs: dict[tuple[int, str, str], list[ImageSource]] = field(default_factory=dict)
     urls: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     _ids: dict[str, int] = field(default_factory=dict)
@@ -55,13 +71,14 @@ class ImageIndex:
     #: (the refs stay alive in `refs`, so an id is never reused while this index lives).
     _by_ref: dict[int, int] = field(default_factory=dict)
     _failed: int = 0
+    _over: int = 0
 
     def image_ids(self, run: int, benchmark: str, sample_id: str) -> list[int]:
         """Indexes into `urls` of the sample's images in order; images that cannot be read are left out."""
         ids = (self._thumb(image) for image in self.refs.get((run, benchmark, sample_id), ()))
         return [i for i in ids if i >= 0]
 
-    def _thumb(self, image: ImageRef) -> int:
+    def _thumb(self, image: ImageSource) -> int:
         memo = self._by_ref.get(id(image))
         if memo is not None:
             return memo
@@ -70,6 +87,9 @@ class ImageIndex:
         if known is not None:
             self._by_ref[id(image)] = known
             return known
+        if len(self.urls) >= MAX_IMAGES:
+            self._over += 1
+            return -1
         try:
             url = thumbnail(image.load())
         except Exception:  # any undecodable image only loses its thumbnail
@@ -83,31 +103,23 @@ class ImageIndex:
     def finish(self) -> None:
         if self._failed:
             self.notes.append(f"{self._failed} images could not be decoded and are not shown")
+        if self._over:
+            self.notes.append(f"only the first {MAX_IMAGES} distinct images are shown")
 
 
 def collect_images(runs: list[RunView]) -> ImageIndex:
-    from mmgauge.benchmarks.base import BenchOptions
-    from mmgauge.benchmarks.registry import get_benchmark
-
     index = ImageIndex()
-    loaded: dict[tuple[str, str, str], dict[str, list[ImageRef]]] = {}
     for number, run in enumerate(runs):
-        if run.manifest is None:
-            continue
-        for entry in run.manifest.datasets:
-            if entry.benchmark not in run.benchmarks:
-                continue
-            cache_key = (entry.benchmark, entry.data, entry.fingerprint)
-            if cache_key not in loaded:
-                try:
-                    bench = get_benchmark(entry.benchmark, BenchOptions.model_validate(entry.options))
-                    dataset = bench.load(Path(entry.data))
-                except Exception as err:  # a report must not fail for want of pictures
-                    index.notes.append(f"{run.label}: images of {entry.benchmark} not shown: could not load "
-                                       f"{entry.data} ({type(err).__name__}: {err})")
-                    loaded[cache_key] = {}
-                    continue
-                loaded[cache_key] = {s.id: s.images for s in dataset.samples if s.images}
-            for sample_id, images in loaded[cache_key].items():
-                index.refs[(number, entry.benchmark, sample_id)] = images
+        folder = RunFolder(run.path)
+        unnamed = 0
+        for bench in run.benchmarks.values():
+            for row in bench.rows:
+                if row.images:
+                    index.refs[(number, row.benchmark, row.sample_id)] = [
+                        RecordImage(folder, sha, path) for sha, path in row.images]
+                elif row.images is None:
+                    unnamed += 1
+        if unnamed:
+            index.notes.append(f"{run.label}: {unnamed} answers were recorded by an older mmgauge that "
+                               "did not name their images; they are shown without pictures")
     return index

@@ -1,12 +1,11 @@
-"""Read run folders into the typed views the report is built from.
+"""Read run folders (through `RunFolder`) into the typed views the report is built from.
 
-A run folder holds `manifest.json`, `samples.jsonl` (raw, append-only), `scored.jsonl` (final records after
-judge resolution) and `results.json`. Records are read into slim `Row`s rather than full `SampleRecord`s:
-a 100,000-sample run then fits in a fraction of the memory and parses several times faster.
+Records are read into slim `Row`s rather than full `SampleRecord`s: a 100,000-sample run then fits in a
+fraction of the memory and parses several times faster.
 
-A General-Level `LevelReport` JSON (from `mmgauge level` or from runs) is accepted in two places: as a file
-given instead of a run folder, or as an extra `*.json` beside a run's `results.json`. Any other extra
-`*.json` there (unreadable, or not shaped like a level report) is ignored with a note, never an error.
+A General-Level `LevelReport` JSON (from `mmgauge score level` or from runs) is accepted in two places: as a
+file given instead of a run folder, or as an extra `*.json` saved in a run folder. Any other extra `*.json`
+there (unreadable, or not shaped like a level report) is ignored with a note, never an error.
 """
 
 from __future__ import annotations
@@ -20,11 +19,13 @@ from pydantic import ValidationError
 
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import RunManifest
+from mmgauge.report.level_view import LevelView
+from mmgauge.store.results import BenchmarkResults, RunResults
+from mmgauge.store.run_folder import RunFolder
 
-#: Counts each benchmark of `results.json` carries, in the order the report shows them.
+#: Counts each benchmark's results carry, in the order the report shows them.
 COUNT_FIELDS: Final = ("samples", "requested", "cache_hits", "resumed", "failed", "judge_calls")
 GENERAL_LEVEL: Final = "general_level"
-_RUN_FILES: Final = ("manifest.json", "results.json", "scored.jsonl", "samples.jsonl")
 
 
 @dataclass(slots=True)
@@ -43,6 +44,8 @@ class Row:
     target: str | None
     correct: bool | None
     metadata: dict[str, Any]
+    #: (sha256, file path or None) of each image; None for records of mmgauge 0.1, which did not name them.
+    images: list[tuple[str, str | None]] | None = None
 
     @property
     def failed(self) -> bool:
@@ -60,6 +63,14 @@ class BenchView:
     headline: list[tuple[str, str]] = field(default_factory=list)
     result: dict[str, Any] | None = None
     rows: list[Row] = field(default_factory=list)
+    #: `complete`, or `partial` when fewer questions were answered than the dataset holds.
+    status: str = "complete"
+    #: "answered/expected" (or the count alone when the dataset size is unknown).
+    coverage: str = ""
+
+    @property
+    def partial(self) -> bool:
+        return self.status == "partial"
 
 
 @dataclass
@@ -95,25 +106,20 @@ def _row(data: dict[str, Any]) -> Row:
         target=data.get("target"),
         correct=data.get("correct"),
         metadata=dict(data.get("metadata") or {}),
+        images=None if "images" not in data else [(str(i["sha256"]), i.get("path")) for i in data["images"]],
     )
 
 
-def read_rows(path: Path) -> list[Row]:
-    """Records of a JSONL log, the last per (benchmark, sample id, round); a torn last line is skipped."""
-    latest: dict[tuple[str, str, int], Row] = {}
-    with path.open("rb") as handle:
-        lines = handle.read().split(b"\n")
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+def read_rows(folder: RunFolder) -> tuple[list[Row], bool]:
+    """The folder's final records as rows, and whether they include the judge pass."""
+    dicts, judged = folder.record_dicts()
+    rows = []
+    for data in dicts:
         try:
-            row = _row(json.loads(line))
+            rows.append(_row(data))
         except (ValueError, KeyError, TypeError, AttributeError) as err:
-            if number == len(lines):  # a kill can tear the final line; the runner skips it too
-                continue
-            raise UserError(f"not a sample record ({err})", file=str(path), line=number) from None
-        latest[row.key] = row
-    return list(latest.values())
+            raise UserError(f"not a sample record ({err})", file=str(folder.path)) from None
+    return rows, judged
 
 
 def _read_json(path: Path) -> Any:
@@ -127,8 +133,6 @@ def _level_report(data: Any) -> dict[str, Any] | None:
     """`data` if it is a General-Level report (a dumped LevelReport or `mmgauge level --json`), else None."""
     if not isinstance(data, dict) or "highest_level" not in data or "modalities" not in data:
         return None
-    from mmgauge.report.sections.general_level import LevelView
-
     try:
         LevelView.model_validate(data)
     except ValidationError:
@@ -160,63 +164,37 @@ def _load_level_file(path: Path) -> RunView:
     return RunView(path=path, model=model, manifest=None, benchmarks={GENERAL_LEVEL: view})
 
 
-def _benchmarks_from_results(results: dict[str, Any], path: Path) -> dict[str, BenchView]:
-    views: dict[str, BenchView] = {}
-    benches = results.get("benchmarks")
-    if not isinstance(benches, dict):
-        raise UserError("results.json has no 'benchmarks' object", file=str(path), field="benchmarks")
-    for name, bench in benches.items():
-        if not isinstance(bench, dict):
-            raise UserError("a benchmark entry is not an object", file=str(path), field=f"benchmarks.{name}")
-        counts = {key: int(bench[key]) for key in COUNT_FIELDS if isinstance(bench.get(key), int)}
-        headline = [(str(pair[0]), str(pair[1])) for pair in bench.get("headline", []) if len(pair) == 2]
-        result = bench.get("result")
-        views[name] = BenchView(name, counts, headline, result if isinstance(result, dict) else None)
-    return views
+def _view(name: str, entry: BenchmarkResults) -> BenchView:
+    counts = {key: int(getattr(entry, key)) for key in COUNT_FIELDS}
+    return BenchView(name, counts, list(entry.headline), entry.result or None,
+                     status=entry.status, coverage=entry.coverage())
 
 
 def load_run(path: Path) -> RunView:
     """One run folder (or a LevelReport JSON file); `UserError` if it is neither."""
     if path.is_file() and path.suffix == ".json":
         return _load_level_file(path)
-    if not path.is_dir():
-        raise UserError("no such run folder", file=str(path))
-    if not any((path / name).exists() for name in _RUN_FILES):
-        raise UserError(f"not a run folder: none of {', '.join(_RUN_FILES)} is there", file=str(path))
+    folder = RunFolder(path).require()
     notes: list[str] = []
-    manifest: RunManifest | None = None
-    if (path / "manifest.json").exists():
-        try:
-            manifest = RunManifest.model_validate(_read_json(path / "manifest.json"))
-        except ValidationError as err:
-            first = err.errors()[0]
-            where = ".".join(str(part) for part in first["loc"])
-            raise UserError(f"not a run manifest: {first['msg']}", file=str(path / "manifest.json"),
-                            field=where or None) from None
-    else:
-        notes.append("manifest.json is missing: the run's provenance is unknown")
+    manifest: RunManifest | None = folder.read_manifest()
+    if manifest is None:
+        notes.append(f"{folder.name_of('manifest')} is missing: the run's provenance is unknown")
     benchmarks: dict[str, BenchView] = {}
     model = manifest.model.label() if manifest is not None else path.name
-    if (path / "results.json").exists():
-        results = _read_json(path / "results.json")
-        if not isinstance(results, dict):
-            raise UserError("results.json is not an object", file=str(path / "results.json"))
-        benchmarks = _benchmarks_from_results(results, path / "results.json")
-        model = str(results.get("model") or model)
+    results: RunResults | None = folder.read_results()
+    if results is not None:
+        benchmarks = {name: _view(name, entry) for name, entry in results.benchmarks.items()}
+        model = results.model or model
     else:
-        notes.append("results.json is missing: the run was not scored (interrupted?); only answers are shown")
-    if (path / "scored.jsonl").exists():
-        rows = read_rows(path / "scored.jsonl")
-    elif (path / "samples.jsonl").exists():
-        rows = read_rows(path / "samples.jsonl")
-        notes.append("scored.jsonl is missing: answers are the raw log's, before any judge resolution")
-    else:
-        rows = []
+        notes.append(f"{folder.name_of('results')} is missing: the run was not scored (interrupted?); only "
+                     "answers are shown")
+    rows, judged = read_rows(folder) if folder.has_records() else ([], True)
+    if not judged:
+        notes.append(f"{folder.name_of('scored')} is missing: answers are the raw log's, before any judge "
+                     "resolution")
     for row in rows:
         benchmarks.setdefault(row.benchmark, BenchView(row.benchmark)).rows.append(row)
-    for extra in sorted(path.glob("*.json")):
-        if extra.name in ("manifest.json", "results.json"):
-            continue
+    for extra in folder.extra_json_files():
         why = _extra_json(extra, benchmarks)
         if why is not None:
             notes.append(f"{extra.name} ignored: {why}")

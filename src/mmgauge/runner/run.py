@@ -1,83 +1,53 @@
-"""Run benchmarks against a backend: resume from the run log, serve the cache, dispatch the rest, score.
+"""Run benchmarks against a backend: resume from the run folder, serve the cache, dispatch the rest, score.
 
-One process writes the run folder: `manifest.json`, the append-only `samples.jsonl`, `scored.jsonl` (the
-records after judge resolution, rewritten at the end) and `results.json`. Re-running the same command into
-the same folder resumes: finished samples are neither requested nor re-cached, failed ones are retried.
+The runner is the one writer of its run folder (through `RunFolder`, under the folder's lock, taken by the
+caller). A command may ask for part of a dataset (`--limit`) or some of a folder's benchmarks: it requests
+only what it asks for that is not done yet, but it always scores EVERY record the folder holds, so a narrower
+command never replaces broader results. A benchmark with fewer answered records than its dataset holds
+questions x rounds is `partial`.
+
+Stored records are never trusted blindly: a record whose request fingerprint differs from the request the
+current model and data would send is asked again, and every answer is read again from its raw text with the
+benchmark's rules (the judge pass then re-asks the cached judge), so an edited verdict cannot stick.
 """
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
-
-from pydantic import BaseModel
 
 from mmgauge.backends.base import Backend, Request
-from mmgauge.benchmarks.base import Benchmark, Dataset
+from mmgauge.benchmarks.base import AnyBenchmark, Dataset
 from mmgauge.core.types import GenerationConfig, ModelResponse, Sample, SampleRecord
 from mmgauge.extraction.judge import Judge
 from mmgauge.runner.executor import Executor, LocalExecutor
-from mmgauge.runner.manifest import ManifestStore
+from mmgauge.runner.images import ImageLedger
+from mmgauge.runner.progress import NullProgress, ProgressSink
+from mmgauge.runner.scoring import BenchCounts, score_benchmark, stored_entry
 from mmgauge.store.cache import ResponseCache, request_fingerprint
-from mmgauge.store.runlog import RunLog, latest_records
-
-
-class ProgressSink(Protocol):
-    """What the runner reports as it goes; the command line shows it with rich."""
-
-    def start(self, total: int | None, description: str) -> None: ...
-
-    def advance(self, *, cached: bool = False, failed: bool = False) -> None: ...
-
-    def finish(self) -> None: ...
-
-
-class NullProgress:
-    def start(self, total: int | None, description: str) -> None:
-        pass
-
-    def advance(self, *, cached: bool = False, failed: bool = False) -> None:
-        pass
-
-    def finish(self) -> None:
-        pass
+from mmgauge.store.manifest import ManifestStore
+from mmgauge.store.results import RunResults
+from mmgauge.store.run_folder import Key, RunFolder
+from mmgauge.store.runlog import RunLog
 
 
 @dataclass
 class BenchmarkRun:
-    benchmark: Benchmark
+    """One benchmark of a command: its whole dataset, and the samples this command asks (None: all)."""
+
+    benchmark: AnyBenchmark
     dataset: Dataset
-
-
-class BenchmarkOutcome(BaseModel):
-    benchmark: str
-    samples: int
-    requested: int
-    cache_hits: int
-    resumed: int
-    failed: int
-    judge_calls: int
-    headline: list[tuple[str, str]]
-    outputs: list[str] = []
-    result: dict[str, Any]
-
-
-class RunOutcome(BaseModel):
-    out_dir: str
-    benchmarks: dict[str, BenchmarkOutcome]
+    selected: list[Sample] | None = None
 
     @property
-    def failed(self) -> int:
-        return sum(b.failed for b in self.benchmarks.values())
+    def asked(self) -> list[Sample]:
+        return self.dataset.samples if self.selected is None else self.selected
 
 
 @dataclass
 class _Work:
-    bench: Benchmark
+    bench: AnyBenchmark
     sample: Sample
     round: int
     request: Request
@@ -85,11 +55,11 @@ class _Work:
 
 
 @dataclass
-class _Counts:
-    """What this invocation did for one benchmark (resumed samples are counted by `_plan`)."""
-
-    requested: int = 0
-    cache_hits: int = 0
+class _Plan:
+    pending: list[_Work] = field(default_factory=list)
+    #: The request fingerprint each (benchmark, sample, round) of the datasets has with this model and data.
+    fingerprints: dict[Key, str] = field(default_factory=dict)
+    counts: dict[str, BenchCounts] = field(default_factory=dict)
 
 
 class Runner:
@@ -97,7 +67,7 @@ class Runner:
         self,
         backend: Backend,
         config: GenerationConfig,
-        out_dir: Path,
+        folder: RunFolder | Path,
         *,
         cache: ResponseCache | None = None,
         force_cache: bool = False,
@@ -108,11 +78,12 @@ class Runner:
         self.backend = backend
         self.executor = executor or LocalExecutor(backend)
         self.config = config
-        self.out_dir = out_dir
+        self.folder = folder if isinstance(folder, RunFolder) else RunFolder(folder)
         self.cache = cache if (config.deterministic or force_cache) and backend.cacheable else None
         self.judge = judge
         self.progress = progress or NullProgress()
         self._model_fingerprint = backend.fingerprint()
+        self.images = ImageLedger(self.folder)
 
     def round_config(self, round: int) -> GenerationConfig:
         # Sampled rounds must differ from each other, so each round gets its own seed (and cache key).
@@ -120,77 +91,56 @@ class Runner:
             return self.config
         return self.config.model_copy(update={"seed": self.config.seed + round})
 
-    async def run(self, runs: Sequence[BenchmarkRun], manifest: ManifestStore) -> RunOutcome:
-        log_path = self.out_dir / "samples.jsonl"
-        existing = latest_records(log_path)
-        counters: dict[str, _Counts] = {run.benchmark.name: _Counts() for run in runs}
-        pending: list[_Work] = []
-        resumed: dict[str, int] = {}
-        with RunLog(log_path) as log:
+    async def run(self, runs: Sequence[BenchmarkRun], manifest: ManifestStore) -> RunResults:
+        existing = self.folder.raw_records()
+        plan = _Plan(counts={run.benchmark.name: BenchCounts() for run in runs})
+        with self.folder.open_log() as log:
             for run in runs:
-                resumed[run.benchmark.name] = self._plan(run, existing, pending, log, counters)
+                self._plan(run, existing, plan, log)
             manifest.save()
-            self.progress.start(len(pending), "requests")
+            self.progress.start(len(plan.pending), "requests")
             try:
-                await self._dispatch(pending, log, existing, counters)
+                await self._dispatch(plan, log, existing)
             finally:
                 self.progress.finish()
                 manifest.touch()
-        outcomes: dict[str, BenchmarkOutcome] = {}
-        scored: list[SampleRecord] = []
-        for run in runs:
-            outcome, records = await self._score(run, existing, counters, resumed[run.benchmark.name])
-            outcomes[run.benchmark.name] = outcome
-            scored.extend(records)
-        _write_jsonl_atomic(self.out_dir / "scored.jsonl", scored)
-        result = RunOutcome(out_dir=str(self.out_dir), benchmarks=outcomes)
-        _write_json_atomic(self.out_dir / "results.json", _results_document(result, manifest, self.executor))
-        if result.failed == 0:
-            manifest.finish()
-        return result
+        self.images.write_thumbnails()
+        return await self._score_all(runs, existing, plan, manifest)
 
-    def _plan(
-        self,
-        run: BenchmarkRun,
-        existing: dict[tuple[str, str, int], SampleRecord],
-        pending: list[_Work],
-        log: RunLog,
-        counters: dict[str, _Counts],
-    ) -> int:
+    def _plan(self, run: BenchmarkRun, existing: dict[Key, SampleRecord], plan: _Plan, log: RunLog) -> None:
         bench = run.benchmark
-        resumed = 0
+        asked = {sample.id for sample in run.asked}
+        counts = plan.counts[bench.name]
         for sample in run.dataset.samples:
             for round in range(bench.options.rounds):
-                done = existing.get((bench.name, sample.id, round))
-                if done is not None and done.response.ok:
-                    resumed += 1
-                    continue
+                key = (bench.name, sample.id, round)
                 config = self.round_config(round)
                 messages = bench.build_messages(sample, round)
                 fingerprint = request_fingerprint(self._model_fingerprint, config, messages)
+                plan.fingerprints[key] = fingerprint
+                if sample.id not in asked:
+                    continue
+                done = existing.get(key)
+                if done is not None and done.response.ok and done.fingerprint == fingerprint:
+                    counts.resumed += 1
+                    continue
                 request = Request(messages=messages, config=config, sample_id=sample.id)
                 work = _Work(bench, sample, round, request, fingerprint)
                 hit = self.cache.get(fingerprint) if self.cache is not None else None
                 if hit is not None:
-                    counters[bench.name].cache_hits += 1
+                    counts.cache_hits += 1
                     self._finish(work, hit, log, existing)
                 else:
-                    pending.append(work)
-        return resumed
+                    plan.pending.append(work)
 
-    async def _dispatch(
-        self,
-        pending: list[_Work],
-        log: RunLog,
-        existing: dict[tuple[str, str, int], SampleRecord],
-        counters: dict[str, _Counts],
-    ) -> None:
+    async def _dispatch(self, plan: _Plan, log: RunLog, existing: dict[Key, SampleRecord]) -> None:
         size = max(1, self.backend.batch_size)
+        pending = plan.pending
         batches = [pending[i : i + size] for i in range(0, len(pending), size)]
 
         def deliver(number: int, responses: list[ModelResponse]) -> None:
             for work, response in zip(batches[number], responses, strict=True):
-                counters[work.bench.name].requested += 1
+                plan.counts[work.bench.name].requested += 1
                 if response.ok and self.cache is not None:
                     self.cache.put(work.fingerprint, response, self._model_fingerprint)
                 self._finish(work, response, log, existing)
@@ -199,18 +149,9 @@ class Runner:
         await self.executor.execute([[work.request for work in batch] for batch in batches], deliver)
 
     def _finish(
-        self,
-        work: _Work,
-        response: ModelResponse,
-        log: RunLog,
-        existing: dict[tuple[str, str, int], SampleRecord],
+        self, work: _Work, response: ModelResponse, log: RunLog, existing: dict[Key, SampleRecord]
     ) -> None:
         sample = work.sample
-        text = response.text if response.ok else None
-        extraction = work.bench.extract(sample, text, work.round) if text is not None else None
-        correct = None
-        if extraction is not None and sample.answer is not None:
-            correct = extraction.answer is not None and extraction.answer == sample.answer
         record = SampleRecord(
             benchmark=work.bench.name,
             sample_id=sample.id,
@@ -218,77 +159,81 @@ class Runner:
             fingerprint=work.fingerprint,
             prompt="\n".join(message.text() for message in work.request.messages),
             response=response,
-            extraction=extraction,
             target=sample.answer,
-            correct=correct,
             metadata=work.bench.record_metadata(sample),
+            images=self.images.refs(sample.images),
         )
+        record = read_answer(work.bench, sample, record)
         log.append(record)
         existing[record.key] = record
 
-    async def _score(
-        self,
-        run: BenchmarkRun,
-        existing: dict[tuple[str, str, int], SampleRecord],
-        counters: dict[str, _Counts],
-        resumed: int,
-    ) -> tuple[BenchmarkOutcome, list[SampleRecord]]:
-        bench = run.benchmark
-        wanted = [(bench.name, s.id, r) for s in run.dataset.samples for r in range(bench.options.rounds)]
-        # Dataset order, not completion order: a scorer that resamples (bootstrap CIs) must see the same
-        # sequence however many requests ran at once, and on whichever executor.
-        records = [existing[key] for key in wanted if key in existing]
-        samples = {sample.id: sample for sample in run.dataset.samples}
-        judge_calls_before = self.judge.calls if self.judge is not None else 0
-        if self.judge is not None:
-            # The number of judge calls is only known afterwards: an open-ended bar counts them.
-            self.progress.start(None, f"judge ({bench.name})")
-            self.judge.on_call = lambda cached: self.progress.advance(cached=cached)
-        try:
-            resolved = await bench.resolve(records, samples, self.judge)
-        finally:
-            if self.judge is not None:
-                self.judge.on_call = None
-                self.progress.finish()
-        result = bench.score(resolved)
-        outputs = bench.write_outputs(resolved, run.dataset, result, self.out_dir)
-        counts = counters[bench.name]
-        outcome = BenchmarkOutcome(
-            benchmark=bench.name,
-            samples=len(wanted),
-            requested=counts.requested,
-            cache_hits=counts.cache_hits,
-            resumed=resumed,
-            failed=sum(1 for record in resolved if not record.response.ok),
-            judge_calls=(self.judge.calls - judge_calls_before) if self.judge is not None else 0,
-            headline=bench.summary(result),
-            outputs=[str(path) for path in outputs],
-            result=result.model_dump(mode="json"),
+    async def _score_all(
+        self, runs: Sequence[BenchmarkRun], existing: dict[Key, SampleRecord], plan: _Plan,
+        manifest: ManifestStore,
+    ) -> RunResults:
+        previous = self.folder.read_results() if self.folder.has_results() else None
+        results = RunResults(
+            model=manifest.manifest.model.label(),
+            model_fingerprint=manifest.manifest.model_fingerprint,
+            executor=self.executor.describe(),
+            executor_stats=self.executor.stats(),
         )
-        return outcome, resolved
+        scored: list[SampleRecord] = []
+        ran = {run.benchmark.name for run in runs}
+        for run in runs:
+            bench, samples = run.benchmark, run.dataset.samples
+            by_id = {sample.id: sample for sample in samples}
+            records: list[SampleRecord] = []
+            stale = 0
+            for sample in samples:
+                for round in range(bench.options.rounds):
+                    key = (bench.name, sample.id, round)
+                    record = existing.get(key)
+                    if record is None:
+                        continue
+                    if record.fingerprint != plan.fingerprints[key]:
+                        stale += 1  # made with another model, prompt or data: never scored
+                        continue
+                    records.append(read_answer(bench, sample, self._with_images(record, sample)))
+            entry, final = await score_benchmark(
+                run, records, by_id, self.judge, self.progress, plan.counts[bench.name], self.folder, stale
+            )
+            results.benchmarks[bench.name] = entry
+            scored.extend(final)
+        # Benchmarks of the folder this command did not ask about keep their results and final records.
+        for dataset in manifest.manifest.datasets:
+            if dataset.benchmark in ran:
+                continue
+            records = self.folder.records(dataset.benchmark)
+            kept = previous.benchmarks.get(dataset.benchmark) if previous is not None else None
+            if kept is not None or records:
+                results.benchmarks[dataset.benchmark] = stored_entry(dataset, records, kept)
+                scored.extend(records)
+        self.folder.write_scored(scored)
+        self.folder.write_results(results)
+        return results
+
+    def _with_images(self, record: SampleRecord, sample: Sample) -> SampleRecord:
+        # Records logged by mmgauge 0.1 carry no image references; the report needs them.
+        if record.images or not sample.images:
+            return record
+        return record.model_copy(update={"images": self.images.refs(sample.images)})
 
 
-def _results_document(outcome: RunOutcome, manifest: ManifestStore, executor: Executor) -> dict[str, Any]:
-    return {
-        "schema_version": 1,
-        "manifest": "manifest.json",
-        "model": manifest.manifest.model.label(),
-        "model_fingerprint": manifest.manifest.model_fingerprint,
-        "executor": executor.describe(),
-        "executor_stats": executor.stats(),
-        "benchmarks": {name: b.model_dump(mode="json") for name, b in outcome.benchmarks.items()},
-    }
+def read_answer(bench: AnyBenchmark, sample: Sample, record: SampleRecord) -> SampleRecord:
+    """`record` with its answer read from the raw text by the benchmark's rules, correctness from the data.
 
-
-def _write_json_atomic(path: Path, data: Any) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
-
-
-def _write_jsonl_atomic(path: Path, records: Sequence[SampleRecord]) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    with tmp.open("w", encoding="utf-8") as handle:
-        for record in records:
-            handle.write(record.model_dump_json() + "\n")
-    os.replace(tmp, path)
+    Whatever extraction, verdict and sample fields were stored are ignored: they are recomputed from what the
+    model said and from the dataset.
+    """
+    text = record.response.text if record.response.ok else None
+    extraction = bench.extract(sample, text, record.round) if text is not None else None
+    correct = None
+    if extraction is not None and sample.answer is not None:
+        correct = extraction.answer is not None and extraction.answer == sample.answer
+    metadata = bench.record_metadata(sample)
+    if (extraction == record.extraction and correct == record.correct and record.target == sample.answer
+            and metadata == record.metadata):
+        return record
+    update = {"extraction": extraction, "correct": correct, "target": sample.answer, "metadata": metadata}
+    return record.model_copy(update=update)

@@ -1,4 +1,4 @@
-"""The append-only per-sample log `samples.jsonl`: one record per finished request, flushed as it lands.
+"""The append-only per-sample record log (JSON lines): one record per finished request, flushed as it lands.
 
 A `kill -9` can leave at most one partial last line. Reading skips it and opening for append cuts it off,
 so a resumed run continues a clean file and nothing finished before the kill is lost.
@@ -36,23 +36,30 @@ def _complete_length(path: Path) -> int:
     return 0
 
 
-def read_records(path: Path) -> Iterator[SampleRecord]:
-    """All complete records in file order; a torn final line (from a kill) is ignored."""
+def complete_lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """(line number, bytes) of every complete, non-blank line; a torn final line (from a kill) is ignored."""
     if not path.exists():
         return
     complete = _complete_length(path)
     with path.open("rb") as handle:
-        for number, line in enumerate(handle.read(complete).splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                yield SampleRecord.model_validate_json(line)
-            except ValidationError as error:
-                first = error.errors()[0]
-                field = ".".join(str(part) for part in first["loc"]) or None
-                raise UserError(
-                    f"not a valid sample record: {first['msg']}", file=str(path), line=number, field=field
-                ) from None
+        data = handle.read(complete)
+    # Only "\n" ends a line: JSON text may hold a raw U+2028 or "\r" that other splitters would cut at.
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        if line.strip():
+            yield number, line
+
+
+def read_records(path: Path) -> Iterator[SampleRecord]:
+    """All complete records in file order; a torn final line (from a kill) is ignored."""
+    for number, line in complete_lines(path):
+        try:
+            yield SampleRecord.model_validate_json(line)
+        except ValidationError as error:
+            first = error.errors()[0]
+            field = ".".join(str(part) for part in first["loc"]) or None
+            raise UserError(
+                f"not a sample record: {first['msg']}", file=str(path), line=number, field=field
+            ) from None
 
 
 def latest_records(path: Path) -> dict[tuple[str, str, int], SampleRecord]:

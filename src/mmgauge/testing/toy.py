@@ -15,7 +15,7 @@ from typing import ClassVar
 
 from pydantic import BaseModel
 
-from mmgauge.benchmarks.base import Benchmark, Dataset
+from mmgauge.benchmarks.base import Benchmark, BenchmarkOptions, Dataset
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import (
     DatasetEntry,
@@ -27,7 +27,7 @@ from mmgauge.core.types import (
     Sample,
     SampleRecord,
 )
-from mmgauge.runner.manifest import ManifestStore
+from mmgauge.store.manifest import ManifestStore
 
 
 def toy_manifest(out: Path, spec: ModelSpec, model_fingerprint: str, dataset: Dataset,
@@ -72,9 +72,10 @@ def write_toy_data(directory: Path, samples: int, images: int = 4) -> Path:
     return path
 
 
-class ToyBenchmark(Benchmark):
+class ToyBenchmark(Benchmark[BenchmarkOptions, ToyResult]):
     name: ClassVar[str] = "toy"
     description: ClassVar[str] = "toy yes/no benchmark for tests"
+    result_type: ClassVar[type[BaseModel]] = ToyResult
     default_size: ClassVar[int] = 20
 
     def load(self, data: Path) -> Dataset:
@@ -126,6 +127,5 @@ class ToyBenchmark(Benchmark):
             accuracy=correct / len(ok) if ok else 0.0,
         )
 
-    def summary(self, result: BaseModel) -> list[tuple[str, str]]:
-        assert isinstance(result, ToyResult)
+    def summary(self, result: ToyResult) -> list[tuple[str, str]]:
         return [("accuracy", f"{100 * result.accuracy:.1f}%")]

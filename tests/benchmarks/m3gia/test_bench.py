@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 
-from mmgauge.benchmarks.base import BenchOptions
-from mmgauge.benchmarks.m3gia.bench import M3GIABenchmark
+from mmgauge.benchmarks.m3gia.bench import M3GIABenchmark, M3GIAOptions
 from mmgauge.benchmarks.m3gia.data import LANGUAGES, answer_table
 from mmgauge.benchmarks.m3gia.prompts import PROMPTS
 from mmgauge.benchmarks.m3gia.sample import ITEMS
@@ -50,23 +49,23 @@ def test_prompt_has_hint_first_options_on_one_line_and_the_english_instruction(
 
 def test_prompt_language_is_selectable(samples: dict[str, Sample]) -> None:
     assert tuple(PROMPTS) == LANGUAGES
-    (french,) = M3GIABenchmark(BenchOptions(prompt_language="fr")).build_messages(samples["english/1"])
+    (french,) = M3GIABenchmark(M3GIAOptions(prompt_language="fr")).build_messages(samples["english/1"])
     assert french.text().startswith(PROMPTS["french"].instruction) and "Choix : (A) sad" in french.text()
-    native = M3GIABenchmark(BenchOptions(prompt_language="native"))
+    native = M3GIABenchmark(M3GIAOptions(prompt_language="native"))
     assert native.build_messages(samples["chinese/17"])[0].text().startswith(PROMPTS["chinese"].instruction)
     with pytest.raises(UserError, match="native"):
-        M3GIABenchmark(BenchOptions(prompt_language="klingon"))
+        M3GIABenchmark(M3GIAOptions(prompt_language="klingon"))
 
 
 def test_shuffling_is_deterministic_per_sample_round_and_seed(samples: dict[str, Sample]) -> None:
     sample = samples["english/211"]
-    bench = M3GIABenchmark(BenchOptions(rounds=5, shuffle_options=True))
+    bench = M3GIABenchmark(M3GIAOptions(rounds=5, shuffle_options=True))
     orders = [bench.option_order(sample, r) for r in range(5)]
-    assert orders == [M3GIABenchmark(BenchOptions(shuffle_options=True)).option_order(sample, r)
+    assert orders == [M3GIABenchmark(M3GIAOptions(shuffle_options=True)).option_order(sample, r)
                       for r in range(5)]
     assert all(sorted(order) == list("ABCDEF") for order in orders)
     assert len({"".join(order) for order in orders}) > 1
-    other_seed = M3GIABenchmark(BenchOptions(shuffle_options=True, seed=7))
+    other_seed = M3GIABenchmark(M3GIAOptions(shuffle_options=True, seed=7))
     assert [other_seed.option_order(sample, r) for r in range(5)] != orders
     assert M3GIABenchmark().option_order(sample, 3) == list("ABCDEF")  # no shuffling unless asked
     shown = bench.shown_options(sample, 2)
@@ -84,7 +83,7 @@ def record(bench: M3GIABenchmark, sample: Sample, text: str, round: int = 0) -> 
 
 def test_shuffled_answers_are_read_against_their_round_and_mapped_back(samples: dict[str, Sample]) -> None:
     sample = samples["english/211"]  # the answer is E (32)
-    bench = M3GIABenchmark(BenchOptions(rounds=3, shuffle_options=True))
+    bench = M3GIABenchmark(M3GIAOptions(rounds=3, shuffle_options=True))
     for round in range(3):
         shown = bench.shown_options(sample, round)
         letter = next(k for k, v in shown.items() if v == "32")
@@ -116,7 +115,7 @@ def test_unresolved_counts_wrong_unless_random_fallback(samples: dict[str, Sampl
     (wrong,) = asyncio.run(plain.resolve([record(plain, sample, "no idea")], {sample.id: sample}, None))
     assert wrong.extraction is not None and wrong.extraction.answer is None and wrong.correct is False
     assert "counted wrong" in (wrong.extraction.detail or "")
-    lucky = M3GIABenchmark(BenchOptions(random_fallback=True, seed=3))
+    lucky = M3GIABenchmark(M3GIAOptions(random_fallback=True, seed=3))
     first = asyncio.run(lucky.resolve([record(lucky, sample, "no idea")], {sample.id: sample}, None))
     again = asyncio.run(lucky.resolve([record(lucky, sample, "no idea")], {sample.id: sample}, None))
     assert first == again

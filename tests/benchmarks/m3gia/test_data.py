@@ -9,8 +9,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from mmgauge.benchmarks.base import BenchOptions
-from mmgauge.benchmarks.m3gia.bench import M3GIABenchmark
+from mmgauge.benchmarks.m3gia.bench import M3GIABenchmark, M3GIAOptions
 from mmgauge.benchmarks.m3gia.data import answer_table, find_files, hub_snapshot
 from mmgauge.core.errors import UserError
 
@@ -78,17 +77,17 @@ def test_folder_with_several_languages_and_language_selection(tmp_path: Path) ->
     write(tmp_path / "sub" / "korean_v1.parquet", release_rows()[:1])
     both = M3GIABenchmark().load(tmp_path)
     assert [s.id for s in both.samples][-1] == "korean/211"
-    only = M3GIABenchmark(BenchOptions(languages=["ko"])).load(tmp_path)
+    only = M3GIABenchmark(M3GIAOptions(languages=["ko"])).load(tmp_path)
     assert [s.id for s in only.samples] == ["korean/211"]
     with pytest.raises(UserError, match="no data for french"):
-        M3GIABenchmark(BenchOptions(languages=["fr"])).load(tmp_path)
+        M3GIABenchmark(M3GIAOptions(languages=["fr"])).load(tmp_path)
 
 
 def test_single_file_without_a_language_in_its_name(tmp_path: Path) -> None:
     path = write(tmp_path / "questions.parquet", release_rows())
     with pytest.raises(UserError, match="cannot tell the language"):
         M3GIABenchmark().load(path)
-    dataset = M3GIABenchmark(BenchOptions(languages=["spanish"])).load(path)
+    dataset = M3GIABenchmark(M3GIAOptions(languages=["spanish"])).load(path)
     assert dataset.samples[0].id == "spanish/211"
 
 
@@ -122,7 +121,7 @@ def test_hugging_face_cache_problems(tmp_path: Path) -> None:
 
 def test_wrong_language_name_lists_the_valid_ones() -> None:
     with pytest.raises(UserError) as caught:
-        M3GIABenchmark(BenchOptions(languages=["german"]))
+        M3GIABenchmark(M3GIAOptions(languages=["german"]))
     assert "german" in str(caught.value) and "english" in str(caught.value) and "korean" in str(caught.value)
 
 

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from mmgauge.benchmarks.base import BenchOptions
-from mmgauge.benchmarks.mmbench.bench import MMBenchBenchmark
+from mmgauge.benchmarks.mmbench.bench import MMBenchBenchmark, MMBenchOptions
 from mmgauge.benchmarks.mmbench.prompts import build_prompt
 from mmgauge.benchmarks.mmbench.sample import ITEMS
 from mmgauge.core.types import ModelResponse, Sample, SampleRecord
@@ -115,7 +114,7 @@ def test_no_judge_counts_unresolved_and_says_so(tmp_path: Path) -> None:
     assert result.overall == (len(ITEMS) - 1) / len(ITEMS)
     assert result.vanilla == result.overall
     assert any("1 answers left unresolved with no judge" in line for line in result.headline())
-    seeded = MMBenchBenchmark(BenchOptions(random_fallback=True, seed=1))
+    seeded = MMBenchBenchmark(MMBenchOptions(random_fallback=True, seed=1))
     guessed = asyncio.run(seeded.resolve(resolved, {s.id: s for s in dataset.samples}, None))
     assert seeded.score(guessed).extraction.get("random") == 1
 

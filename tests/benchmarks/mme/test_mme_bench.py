@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mmgauge.benchmarks.base import BenchOptions
-from mmgauge.benchmarks.mme.bench import MMEBenchmark
+from mmgauge.benchmarks.mme.bench import MMEBenchmark, MMEOptions
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import ModelResponse, SampleRecord
 from mmgauge.extraction.judge import Judge
@@ -45,7 +44,7 @@ def test_prompt_is_the_question_verbatim(tmp_path: Path) -> None:
 
 def test_unknown_parser_is_a_user_error() -> None:
     with pytest.raises(UserError, match="unknown MME parser"):
-        MMEBenchmark(BenchOptions(parser="fuzzy"))
+        MMEBenchmark(MMEOptions(parser="fuzzy"))
 
 
 def run_records(bench: MMEBenchmark, tmp_path: Path, answers: dict[str, str | None]) -> list[SampleRecord]:
@@ -66,7 +65,7 @@ def run_records(bench: MMEBenchmark, tmp_path: Path, answers: dict[str, str | No
 
 
 def test_judge_resolves_words_unknown_with_retries(tmp_path: Path) -> None:
-    bench = MMEBenchmark(BenchOptions(parser="words"))
+    bench = MMEBenchmark(MMEOptions(parser="words"))
     records = run_records(bench, tmp_path, {
         "OCR/0001.png/q0": "It reads hello world, so I agree.",  # unknown -> judge: "Yes."
         "OCR/0001.png/q1": "Maybe.",  # unknown -> judge: "hmm", then "no" on the second try
@@ -88,7 +87,7 @@ def test_judge_resolves_words_unknown_with_retries(tmp_path: Path) -> None:
 
 
 def test_without_judge_unknown_stays_wrong_and_counted(tmp_path: Path) -> None:
-    bench = MMEBenchmark(BenchOptions(parser="words"))
+    bench = MMEBenchmark(MMEOptions(parser="words"))
     records = run_records(bench, tmp_path, {"OCR/0001.png/q0": "sure", "OCR/0001.png/q1": "no"})
     resolved = asyncio.run(bench.resolve(records, {}, None))
     result = bench.score(resolved)
@@ -97,7 +96,7 @@ def test_without_judge_unknown_stays_wrong_and_counted(tmp_path: Path) -> None:
 
 
 def test_judge_unavailable_keeps_unknown(tmp_path: Path) -> None:
-    bench = MMEBenchmark(BenchOptions(parser="words"))
+    bench = MMEBenchmark(MMEOptions(parser="words"))
     records = run_records(bench, tmp_path, {"OCR/0001.png/q0": "sure", "OCR/0001.png/q1": "no"})
     (first, _) = asyncio.run(bench.resolve(records, {}, Judge(ScriptedBackend([]))))
     assert first.extraction is not None and first.extraction.method == "words-unknown"

@@ -15,11 +15,11 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Final
 
-from mmgauge.benchmarks.base import Benchmark, BenchOptions, Dataset
+from mmgauge.benchmarks.base import Benchmark, BenchmarkOptions, Dataset
 from mmgauge.benchmarks.m3gia.data import LANGUAGES, Question, language_name, load_questions, release_bytes
 from mmgauge.benchmarks.m3gia.prompts import NATIVE, build_prompt, prompt_language, question_text
 from mmgauge.benchmarks.m3gia.sample import write_sample
@@ -42,13 +42,26 @@ def sample_id(question: Question) -> str:
     return f"{question.language}/{question.question_id}"
 
 
-class M3GIABenchmark(Benchmark):
+class M3GIAOptions(BenchmarkOptions):
+    #: Languages to evaluate (names or codes); by default every language the data holds.
+    languages: list[str] | None = None
+    #: The prompt template's language: english (default), native (each question's own) or a language.
+    prompt_language: str | None = None
+    #: Show the options in a seeded order per round (with `rounds` > 1), mapping answers back.
+    shuffle_options: bool = False
+    #: Give unresolved answers a seeded random letter (off: counted wrong).
+    random_fallback: bool = False
+
+
+class M3GIABenchmark(Benchmark[M3GIAOptions, M3GIAResult]):
     name: ClassVar[str] = "m3gia"
     description: ClassVar[str] = (
         "M3GIA: 18 cognitive question types in 6 languages; accuracy per type, cluster, CHC factor; GIA"
     )
+    options_type: ClassVar[type[BenchmarkOptions]] = M3GIAOptions
+    result_type: ClassVar[type[M3GIAResult]] = M3GIAResult
 
-    def __init__(self, options: BenchOptions | None = None) -> None:
+    def __init__(self, options: M3GIAOptions | Mapping[str, Any] | None = None) -> None:
         super().__init__(options)
         self.prompt_language = prompt_language(self.options.prompt_language)
         wanted = self.options.languages
@@ -148,9 +161,7 @@ class M3GIABenchmark(Benchmark):
     def score(self, records: Sequence[SampleRecord]) -> M3GIAResult:
         return score_m3gia(records, languages=self.languages or list(LANGUAGES))
 
-    def summary(self, result: Any) -> list[tuple[str, str]]:
-        if not isinstance(result, M3GIAResult):
-            return []
+    def summary(self, result: M3GIAResult) -> list[tuple[str, str]]:
         rows: list[tuple[str, str]] = []
         for language, scores in result.per_language.items():
             rows.append((f"M3GIA {language} overall",

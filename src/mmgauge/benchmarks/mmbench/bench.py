@@ -12,9 +12,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
-from pydantic import BaseModel
 
-from mmgauge.benchmarks.base import Benchmark, Dataset
+from mmgauge.benchmarks.base import Benchmark, BenchmarkOptions, Dataset
 from mmgauge.benchmarks.mmbench.circular import circular_table
 from mmgauge.benchmarks.mmbench.prompts import build_prompt, detect_language, language
 from mmgauge.benchmarks.mmbench.resolve import Copy, resolve_copies, was_not_judged
@@ -36,11 +35,20 @@ def load_circular(data: Path, *, need_image: bool = True) -> Table:
     return circular_table(load_table(data, need_image=need_image))
 
 
-class MMBenchBenchmark(Benchmark):
+class MMBenchOptions(BenchmarkOptions):
+    #: The prompt's language (en or cn); by default detected from the questions.
+    prompt_language: str | None = None
+    #: Give answers neither the rules nor the judge could read a seeded random letter (off: counted wrong).
+    random_fallback: bool = False
+
+
+class MMBenchBenchmark(Benchmark[MMBenchOptions, MMBenchResult]):
     name: ClassVar[str] = "mmbench"
     description: ClassVar[str] = (
         "MMBench / MMBench-CN / CCBench (or any TSV of that form): single choice with CircularEval"
     )
+    options_type: ClassVar[type[BenchmarkOptions]] = MMBenchOptions
+    result_type: ClassVar[type[MMBenchResult]] = MMBenchResult
 
     def load(self, data: Path) -> Dataset:
         table = load_circular(data)
@@ -134,9 +142,7 @@ class MMBenchBenchmark(Benchmark):
             not_judged=not_judged,
         )
 
-    def summary(self, result: BaseModel) -> list[tuple[str, str]]:
-        if not isinstance(result, MMBenchResult):
-            return []
+    def summary(self, result: MMBenchResult) -> list[tuple[str, str]]:
         rows: list[tuple[str, str]] = []
         if result.overall_pct is not None and result.overall_ci95 is not None:
             low, high = (round(100 * value, 2) for value in result.overall_ci95)
@@ -153,10 +159,10 @@ class MMBenchBenchmark(Benchmark):
         return {field: sample.metadata[field] for field in RECORD_FIELDS}
 
     def write_outputs(
-        self, records: Sequence[SampleRecord], dataset: Dataset, result: BaseModel, out_dir: Path
+        self, records: Sequence[SampleRecord], dataset: Dataset, result: MMBenchResult, out_dir: Path
     ) -> list[Path]:
         """A test split (no answer key) gets the evaluation server's submission xlsx."""
-        if not isinstance(result, MMBenchResult) or not result.unanswered_groups:
+        if not result.unanswered_groups:
             return []
         out = out_dir / "mmbench_submission.xlsx"
         self.write_submission(records, Path(dataset.source), out)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Final
 
-from mmgauge.benchmarks.base import Benchmark, BenchOptions, Dataset
+from mmgauge.benchmarks.base import Benchmark, BenchmarkOptions, Dataset
 from mmgauge.benchmarks.mme.official import records_to_items
 from mmgauge.benchmarks.mme.release import MMEQuestion, load_questions, subtask_folders
 from mmgauge.benchmarks.mme.sample import write_sample
@@ -31,11 +31,18 @@ def sample_id(question: MMEQuestion) -> str:
     return f"{question.subtask}/{question.image}/q{question.index}"
 
 
-class MMEBenchmark(Benchmark):
+class MMEOptions(BenchmarkOptions):
+    #: How answers are read: `official` (the official tool's parser, the default) or `words`.
+    parser: str | None = None
+
+
+class MMEBenchmark(Benchmark[MMEOptions, MMEResult]):
     name: ClassVar[str] = "mme"
     description: ClassVar[str] = "MME: 14 perception/cognition subtasks, yes/no pairs, acc + acc+ per subtask"
+    options_type: ClassVar[type[BenchmarkOptions]] = MMEOptions
+    result_type: ClassVar[type[MMEResult]] = MMEResult
 
-    def __init__(self, options: BenchOptions | None = None) -> None:
+    def __init__(self, options: MMEOptions | Mapping[str, Any] | None = None) -> None:
         super().__init__(options)
         #: What loading left out on purpose (a release's non-subtask folders): shown in the summary.
         self.load_notes: list[str] = []
@@ -109,9 +116,7 @@ class MMEBenchmark(Benchmark):
     def score(self, records: Sequence[SampleRecord]) -> MMEResult:
         return score_mme(records_to_items(records, self.parser), parser=self.parser, seed=self.options.seed)
 
-    def summary(self, result: Any) -> list[tuple[str, str]]:
-        if not isinstance(result, MMEResult):
-            return []
+    def summary(self, result: MMEResult) -> list[tuple[str, str]]:
         rows = [("MME parser", result.parser)]
         rows.append(("MME perception", _total_text(result.perception)))
         rows.append(("MME cognition", _total_text(result.cognition)))

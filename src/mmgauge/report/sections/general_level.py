@@ -8,49 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
 from mmgauge.report import plots
+from mmgauge.report.level_view import LevelView
 from mmgauge.report.load import BenchView
 from mmgauge.report.sections.base import Card, Section, charts, note
 from mmgauge.report.tables import Cell, Table, table_html
-
-
-class ModalityView(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    level2: float
-    level3: float
-    level4: float
-    supported: int
-    total: int
-    wins: int
-
-
-class NlpView(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    supported: int
-    wins: int
-    weight: float
-    total: int | None = None
-    score: float | None = None
-
-
-class LevelView(BaseModel):
-    """The fields of a General-Level report the report shows (percent, 0..100, except level5's weight)."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    model: str = ""
-    mode: str = ""
-    level2: float
-    level3: float
-    level4: float
-    level5: float
-    modalities: dict[str, ModalityView]
-    nlp: NlpView
-    highest_level: int | None
 
 
 def _view(bench: BenchView) -> LevelView:

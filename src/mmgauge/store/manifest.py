@@ -1,4 +1,8 @@
-"""The run manifest: created on a run's first start, checked and updated on every resume."""
+"""The run manifest: created on a run's first start, checked and updated on every resume.
+
+Every command that writes into the folder is appended to `invocations` with its time, status and counts,
+so the manifest tells the folder's whole history, not only how it began.
+"""
 
 from __future__ import annotations
 
@@ -12,11 +16,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from mmgauge import __version__
 from mmgauge.core.errors import UserError
-from mmgauge.core.types import DatasetEntry, GenerationConfig, HostInfo, ModelSpec, RunManifest
+from mmgauge.core.types import DatasetEntry, GenerationConfig, HostInfo, Invocation, ModelSpec, RunManifest
+from mmgauge.store.run_folder import RunFolder
 
 
 def now() -> str:
@@ -62,16 +65,16 @@ def host_info() -> HostInfo:
 
 
 class ManifestStore:
-    """Owns `DIR/manifest.json`. A resume must be the same model, settings and data as before."""
+    """Keeps a run folder's manifest. A resume must be the same model, settings and data as before."""
 
-    def __init__(self, manifest: RunManifest, path: Path) -> None:
+    def __init__(self, manifest: RunManifest, folder: RunFolder) -> None:
         self.manifest = manifest
-        self.path = path
+        self.folder = folder
 
     @classmethod
     def open(
         cls,
-        out_dir: Path,
+        out_dir: Path | RunFolder,
         *,
         model: ModelSpec,
         model_fingerprint: str,
@@ -83,7 +86,7 @@ class ManifestStore:
         backend: dict[str, Any] | None = None,
         executor: dict[str, Any] | None = None,
     ) -> ManifestStore:
-        path = out_dir / "manifest.json"
+        folder = out_dir if isinstance(out_dir, RunFolder) else RunFolder(out_dir)
         fresh = RunManifest(
             toolkit_version=__version__,
             model=model,
@@ -100,15 +103,17 @@ class ManifestStore:
             host=host_info(),
             command=command,
         )
-        if not path.exists():
-            out_dir.mkdir(parents=True, exist_ok=True)
-            return cls(fresh, path)
+        if not folder.has_manifest():
+            folder.path.mkdir(parents=True, exist_ok=True)
+            return cls(fresh, folder)
+        path = Path(folder.describe_file("manifest"))
         try:
-            old = RunManifest.model_validate_json(path.read_bytes())
-        except (ValidationError, ValueError):
+            old = folder.read_manifest()
+        except UserError:
             raise UserError(
                 "is not a readable mmgauge run manifest; choose another --out", file=str(path)
             ) from None
+        assert old is not None
         _check_compatible(old, fresh, path)
         merged = {d.benchmark: d for d in old.datasets}
         merged.update({d.benchmark: d for d in datasets})
@@ -125,12 +130,33 @@ class ManifestStore:
                 "libraries": fresh.libraries,
             }
         )
-        return cls(resumed, path)
+        return cls(resumed, folder)
 
     def save(self) -> None:
-        tmp = self.path.with_suffix(".json.tmp")
-        tmp.write_text(self.manifest.model_dump_json(indent=2) + "\n", encoding="utf-8")
-        os.replace(tmp, self.path)
+        self.folder.write_manifest(self.manifest)
+
+    def begin(self, command: list[str], benchmarks: list[str], limit: int | None) -> None:
+        """Record this command as running (an earlier one still marked running died without a word)."""
+        history = [
+            entry.model_copy(update={"status": "killed"}) if entry.status == "running" else entry
+            for entry in self.manifest.invocations
+        ]
+        history.append(Invocation(
+            command=command, started_at=now(), toolkit_version=__version__, host=socket.gethostname(),
+            pid=os.getpid(), benchmarks=benchmarks, limit=limit,
+        ))
+        self.manifest = self.manifest.model_copy(update={"invocations": history})
+        self.save()
+
+    def end(self, status: str, counts: dict[str, dict[str, int]]) -> None:
+        """Close this command's entry with its status and per-benchmark counts."""
+        if not self.manifest.invocations:
+            return
+        history = list(self.manifest.invocations)
+        update = {"status": status, "finished_at": now(), "counts": counts}
+        history[-1] = history[-1].model_copy(update=update)
+        self.manifest = self.manifest.model_copy(update={"invocations": history, "updated_at": now()})
+        self.save()
 
     def touch(self) -> None:
         self.manifest = self.manifest.model_copy(update={"updated_at": now()})

@@ -1,0 +1,210 @@
+"""One evaluation, from an `EvalRequest` to `RunResults`: benchmarks, backend, judge, lock, manifest, run."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from pathlib import Path
+from typing import Any
+
+from mmgauge.api.evaluate import EvalRequest
+from mmgauge.api.options import benchmark_options
+from mmgauge.backends.base import Backend, BackendSettings
+from mmgauge.core.errors import UserError
+from mmgauge.core.types import DatasetEntry, GenerationConfig, ModelSpec
+from mmgauge.runner.executor import Executor, LocalExecutor
+from mmgauge.runner.progress import NullProgress, ProgressSink
+from mmgauge.runner.run import BenchmarkRun, Runner
+from mmgauge.store.manifest import ManifestStore, now
+from mmgauge.store.results import RunResults
+from mmgauge.store.run_folder import RunFolder
+
+
+class EvalSession:
+    def __init__(self, request: EvalRequest, progress: ProgressSink | None = None) -> None:
+        self.request = request
+        self.progress = progress or NullProgress()
+        self.folder = RunFolder(request.out)
+        self._closers: list[Any] = []
+
+    async def run(self) -> RunResults:
+        request = self.request
+        with self.folder.lock(request.command, now()):
+            try:
+                return await self._locked()
+            finally:
+                for close in reversed(self._closers):
+                    with contextlib.suppress(Exception):  # closing must not hide the run's own outcome
+                        await close()
+
+    async def _locked(self) -> RunResults:
+        request = self.request
+        runs = self._benchmark_runs()
+        spec, backend = self._backend()
+        self.progress.status(f"starting model {spec.label()}")
+        await backend.start()
+        from mmgauge.store.cache import ResponseCache, default_cache_path
+
+        cache = ResponseCache(request.cache_path or default_cache_path()) if request.cache else None
+        if cache is not None:
+            self._closers.append(_async(cache.close))
+        judge_spec, judge = await self._judge(spec, cache)
+        config = GenerationConfig(temperature=request.temperature, max_tokens=request.max_tokens,
+                                  seed=request.seed, system_prompt=request.system_prompt)
+        executor = self._executor(spec, backend)
+        manifest = ManifestStore.open(
+            self.folder, model=spec, model_fingerprint=backend.fingerprint(), generation=config,
+            judge=judge_spec, datasets=[_entry(run) for run in runs],
+            seeds={"generation": request.seed, "benchmarks": request.seed}, command=request.command,
+            backend=backend.describe(), executor=executor.describe(),
+        )
+        manifest.begin(request.command, [run.benchmark.name for run in runs], request.limit)
+        self.progress.watch_concurrency(executor.live_concurrency)
+        runner = Runner(backend, config, self.folder, cache=cache, force_cache=request.force_cache,
+                        judge=judge, progress=self.progress, executor=executor)
+        try:
+            results = await runner.run(runs, manifest)
+        except BaseException as error:
+            interrupted = isinstance(error, KeyboardInterrupt | asyncio.CancelledError)
+            manifest.end("interrupted" if interrupted else "stopped", {})
+            raise
+        counts = {name: {"requested": b.requested, "cache_hits": b.cache_hits, "resumed": b.resumed,
+                         "failed": b.failed, "judge_calls": b.judge_calls, "records": b.records or 0}
+                  for name, b in results.benchmarks.items()}
+        manifest.end("failed" if results.failed else "finished", counts)
+        if results.failed == 0:
+            manifest.finish()
+        return results
+
+    # -- parts -----------------------------------------------------------------------------------------------
+
+    def _benchmark_runs(self) -> list[BenchmarkRun]:
+        from mmgauge.benchmarks.registry import benchmark_names, get_benchmark
+
+        request = self.request
+        names = request.benchmarks or benchmark_names()
+        unknown = sorted(set(request.data) - set(names))
+        if unknown:
+            raise UserError(f"--data names {unknown[0]!r}, which is not among the benchmarks run",
+                            field="--data")
+        options = benchmark_options(names, request.options, seed=request.seed)
+        runs = []
+        for name in names:
+            bench = get_benchmark(name, options[name])
+            given = request.data.get(name)
+            if given is None:
+                self.progress.status(f"writing the built-in {name} sample")
+                path = bench.sample_data(self.folder.sample_data_dir(name))
+            else:
+                path = resolve_data(name, given)
+            self.progress.status(f"loading {name} data from {path}")
+            dataset = bench.load(path)
+            dataset = dataset.model_copy(update={"source": str(Path(dataset.source).resolve())})
+            selected = bench.select(dataset.samples, request.limit) if request.limit is not None else None
+            runs.append(BenchmarkRun(bench, dataset, selected))
+        return runs
+
+    def _settings(self) -> dict[str, Any]:
+        request = self.request
+        return {key: value for key, value in {
+            "concurrency": request.concurrency, "batch_size": request.batch_size,
+            "timeout_s": request.timeout, "max_retries": request.max_retries,
+        }.items() if value is not None}
+
+    def _backend(self) -> tuple[ModelSpec, Backend]:
+        from mmgauge.backends.registry import load_backend
+
+        model = self.request.model
+        if isinstance(model, Backend):
+            cls = type(model)
+            spec = ModelSpec(backend=f"python:{cls.__module__}.{cls.__qualname__}")
+            return spec, model  # the caller's object: the caller closes it
+        if isinstance(model, ModelSpec):
+            model = model.model_dump_json()
+        self.progress.status(f"loading model {model}")
+        spec, backend = load_backend(str(model), api_key_env=self.request.api_key_env, **self._settings())
+        self._closers.append(backend.aclose)
+        return spec, backend
+
+    async def _judge(self, model: ModelSpec, cache: Any) -> tuple[ModelSpec | None, Any]:
+        from mmgauge.backends.registry import build_backend, load_backend
+        from mmgauge.extraction.judge import Judge
+
+        text = self.request.judge
+        if text is not None and text.strip().lower() == "none":
+            return None, None
+        key_env = self.request.judge_api_key_env
+        if text is None:
+            # Not given: the judge the folder was scored with, so a narrower command keeps its verdicts.
+            prior = self.folder.read_manifest() if self.folder.has_manifest() else None
+            if prior is None or prior.judge is None:
+                return None, None
+            spec = prior.judge
+            if key_env is not None:
+                spec = spec.model_copy(update={"api_key_env": key_env})
+            backend = build_backend(spec, BackendSettings())
+        else:
+            spec, backend = load_backend(text, api_key_env=key_env)
+            if key_env is None and spec.api_key_env is None:
+                spec, backend = _same_host_key(model, spec, backend)
+        self._closers.append(backend.aclose)
+        await backend.start()
+        return spec, Judge(backend, cache)
+
+    def _executor(self, spec: ModelSpec, backend: Backend) -> Executor:
+        request = self.request
+        given = {"--ray-address": request.ray_address, "--ray-workers": request.ray_workers,
+                 "--ray-gpus-per-worker": request.ray_gpus_per_worker,
+                 "--ray-inline-images": request.ray_inline_images or None}
+        if request.executor == "local":
+            flag = next((name for name, value in given.items() if value is not None), None)
+            if flag is not None:
+                raise UserError(f"{flag} needs --executor ray", field=flag)
+            return LocalExecutor(backend)
+        from mmgauge.runner.ray_executor import RayExecutor, RayOptions
+
+        settings = BackendSettings.model_validate(self._settings())
+        executor = RayExecutor(spec, settings, address=request.ray_address, workers=request.ray_workers or 2,
+                               options=RayOptions(gpus_per_worker=request.ray_gpus_per_worker or 0.0,
+                                                  inline_images=request.ray_inline_images,
+                                                  expected_fingerprint=backend.fingerprint()))
+        self._closers.append(executor.aclose)
+        return executor
+
+
+def resolve_data(benchmark: str, given: str) -> Path:
+    """The file or folder `given` names for `benchmark`, resolved (so reports work from anywhere)."""
+    path = Path(given).expanduser()
+    if not path.exists():
+        raise UserError(f"data for '{benchmark}' not found", file=str(path))
+    return path.resolve()
+
+
+def _entry(run: BenchmarkRun) -> DatasetEntry:
+    bench = run.benchmark
+    return DatasetEntry(
+        benchmark=bench.name, data=run.dataset.source, fingerprint=run.dataset.fingerprint,
+        samples=len(run.dataset.samples), expected=len(run.dataset.samples) * bench.options.rounds,
+        options=bench.options.model_dump(mode="json"),
+    )
+
+
+def _same_host_key(model: ModelSpec, judge: ModelSpec, backend: Backend) -> tuple[ModelSpec, Backend]:
+    """A judge on the model's own host uses the model's API key variable unless told otherwise."""
+    from urllib.parse import urlparse
+
+    from mmgauge.backends.registry import build_backend
+
+    if model.api_key_env is None or not model.base_url or not judge.base_url:
+        return judge, backend
+    if urlparse(model.base_url).netloc != urlparse(judge.base_url).netloc:
+        return judge, backend
+    spec = judge.model_copy(update={"api_key_env": model.api_key_env})
+    return spec, build_backend(spec, BackendSettings())
+
+
+def _async(close: Any) -> Any:
+    async def run() -> None:
+        close()
+
+    return run

@@ -1,0 +1,42 @@
+"""The fields of a General-Level report that the report reads (from `mmgauge score level` or from runs)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+
+class ModalityView(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    level2: float
+    level3: float
+    level4: float
+    supported: int
+    total: int
+    wins: int
+
+
+class NlpView(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    supported: int
+    wins: int
+    weight: float
+    total: int | None = None
+    score: float | None = None
+
+
+class LevelView(BaseModel):
+    """The fields of a General-Level report the report shows (percent, 0..100, except level5's weight)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    model: str = ""
+    mode: str = ""
+    level2: float
+    level3: float
+    level4: float
+    level5: float
+    modalities: dict[str, ModalityView]
+    nlp: NlpView
+    highest_level: int | None

@@ -1,0 +1,60 @@
+"""Image references for records, and thumbnails written once into the run folder.
+
+A record names each image it was asked about by content hash, with the resolved file path when the image
+came from a file. An image that came inside a data file (TSV base64, parquet bytes) gets a small thumbnail in
+the run folder, written once per distinct image, so readers (the report) never load the dataset again.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Final
+
+from mmgauge.core.thumbnails import thumbnail_jpeg
+from mmgauge.core.types import ImageRef, StoredImage
+from mmgauge.store.run_folder import RunFolder
+
+#: Thumbnails written per run folder at most: a report shows a sample of a very large run, not every image.
+MAX_THUMBNAILS: Final = 20_000
+
+
+class ImageLedger:
+    def __init__(self, folder: RunFolder) -> None:
+        self.folder = folder
+        #: Embedded images met in this command, by hash, whose thumbnail may still need writing.
+        self._embedded: dict[str, ImageRef] = {}
+        #: Resolved paths by the path as given (resolving touches the file system).
+        self._paths: dict[str, str] = {}
+        self.undecodable = 0
+
+    def refs(self, images: list[ImageRef]) -> list[StoredImage]:
+        out = []
+        for image in images:
+            sha = image.sha256()
+            if image.path is not None:
+                path = self._paths.get(image.path)
+                if path is None:
+                    path = self._paths[image.path] = str(Path(image.path).resolve())
+                out.append(StoredImage(sha256=sha, path=path))
+            else:
+                if len(self._embedded) < MAX_THUMBNAILS:
+                    self._embedded.setdefault(sha, image)
+                out.append(StoredImage(sha256=sha))
+        return out
+
+    def write_thumbnails(self) -> int:
+        """Write the thumbnails not written yet; returns how many were written."""
+        written = 0
+        for sha, image in self._embedded.items():
+            target = self.folder.thumbnail(sha)
+            if target.exists():
+                continue
+            try:
+                jpeg = thumbnail_jpeg(image.load())
+            except Exception:  # an image PIL cannot shrink only loses its thumbnail
+                self.undecodable += 1
+                continue
+            self.folder.write_thumbnail(sha, jpeg)
+            written += 1
+        self._embedded.clear()
+        return written

@@ -1,0 +1,40 @@
+"""What a run reports as it goes. The runner and `evaluate` talk to a `ProgressSink`; the command line's
+sink draws it (`cli/progress.py`), the Python API's default says nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+
+class ProgressSink(Protocol):
+    """What a run reports as it goes; the command line shows it with rich (or plain lines in a log)."""
+
+    def status(self, text: str) -> None: ...
+
+    def watch_concurrency(self, live: Callable[[], int | None]) -> None: ...
+
+    def start(self, total: int | None, description: str) -> None: ...
+
+    def advance(self, *, cached: bool = False, failed: bool = False) -> None: ...
+
+    def finish(self) -> None: ...
+
+
+class NullProgress:
+    """Reports nothing (the default of the Python API)."""
+
+    def status(self, text: str) -> None:
+        pass
+
+    def watch_concurrency(self, live: Callable[[], int | None]) -> None:
+        pass
+
+    def start(self, total: int | None, description: str) -> None:
+        pass
+
+    def advance(self, *, cached: bool = False, failed: bool = False) -> None:
+        pass
+
+    def finish(self) -> None:
+        pass

@@ -1,0 +1,119 @@
+"""The runner's last step: the judge pass and scoring of one benchmark over all its records in the folder."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from mmgauge.core.types import DatasetEntry, Sample, SampleRecord
+from mmgauge.extraction.judge import Judge
+from mmgauge.runner.progress import ProgressSink
+from mmgauge.store.results import BenchmarkResults
+from mmgauge.store.run_folder import RunFolder
+
+if TYPE_CHECKING:
+    from mmgauge.runner.run import BenchmarkRun
+
+
+@dataclass
+class BenchCounts:
+    """What this command did for one benchmark."""
+
+    requested: int = 0
+    cache_hits: int = 0
+    resumed: int = 0
+
+
+async def score_benchmark(
+    run: BenchmarkRun,
+    records: list[SampleRecord],
+    samples: dict[str, Sample],
+    judge: Judge | None,
+    progress: ProgressSink,
+    counts: BenchCounts,
+    folder: RunFolder,
+    stale: int = 0,
+) -> tuple[BenchmarkResults, list[SampleRecord]]:
+    """Resolve with the judge, score, write the benchmark's own outputs; `records` in dataset order."""
+    bench = run.benchmark
+    judge_calls_before = judge.calls if judge is not None else 0
+    if judge is not None:
+        # The number of judge calls is only known afterwards: an open-ended bar counts them.
+        progress.start(None, f"judge ({bench.name})")
+        judge.on_call = lambda cached: progress.advance(cached=cached)
+    try:
+        resolved = await bench.resolve(records, samples, judge)
+    finally:
+        if judge is not None:
+            judge.on_call = None
+            progress.finish()
+    result = bench.score(resolved)
+    outputs = bench.write_outputs(resolved, run.dataset, result, folder.path)
+    expected = len(run.dataset.samples) * bench.options.rounds
+    failed = sum(1 for record in resolved if not record.response.ok)
+    answered = len(resolved) - failed
+    headline = bench.summary(result)
+    headline[:0] = coverage_line(bench.name, answered, expected)
+    if stale:
+        headline.append((f"{bench.name} note", f"{stale} stored answers came from another model, prompt or "
+                                               "data and were not scored; run without --limit to ask again"))
+    entry = BenchmarkResults(
+        benchmark=bench.name,
+        status="complete" if answered >= expected else "partial",
+        records=answered,
+        expected=expected,
+        samples=len(resolved),
+        requested=counts.requested,
+        cache_hits=counts.cache_hits,
+        resumed=counts.resumed,
+        failed=failed,
+        judge_calls=(judge.calls - judge_calls_before) if judge is not None else 0,
+        headline=headline,
+        outputs=[str(path) for path in outputs],
+        result=result.model_dump(mode="json"),
+    )
+    return entry, resolved
+
+
+def coverage_line(name: str, answered: int, expected: int | None) -> list[tuple[str, str]]:
+    """The headline line saying a benchmark is partial (none when it is complete or its size unknown)."""
+    if expected is None or answered >= expected:
+        return []
+    return [(f"{name} coverage", f"partial: {answered} of {expected} questions x rounds answered")]
+
+
+def stored_entry(
+    dataset: DatasetEntry, records: list[SampleRecord], kept: BenchmarkResults | None
+) -> BenchmarkResults:
+    """The entry of a benchmark of the folder this command did not run, scored again over its final records.
+
+    Scoring is pure, so its stored records give the same result as before; a benchmark whose module is not
+    installed here keeps its earlier result. This command's counts are 0.
+    """
+    from mmgauge.benchmarks.registry import get_benchmark
+    from mmgauge.core.errors import UserError
+
+    answered = sum(1 for record in records if record.response.ok)
+    expected = dataset.expected
+    status = "partial" if expected is not None and answered < expected else "complete"
+    base = kept if kept is not None else BenchmarkResults(benchmark=dataset.benchmark)
+    update: dict[str, object] = {
+        "status": status, "records": answered, "expected": expected, "samples": len(records),
+        "failed": len(records) - answered, "requested": 0, "cache_hits": 0, "resumed": 0, "judge_calls": 0,
+    }
+    try:
+        bench = get_benchmark(dataset.benchmark, _known_options(dataset))
+    except UserError:
+        return base.model_copy(update=update)
+    result = bench.score(records)
+    headline = coverage_line(bench.name, answered, expected) + bench.summary(result)
+    update.update(result=result.model_dump(mode="json"), headline=headline)
+    return base.model_copy(update=update)
+
+
+def _known_options(dataset: DatasetEntry) -> dict[str, object]:
+    """The stored options the benchmark still declares (folders of 0.1 stored every benchmark's options)."""
+    from mmgauge.benchmarks.registry import benchmark_class
+
+    fields = benchmark_class(dataset.benchmark).options_type.model_fields
+    return {key: value for key, value in dataset.options.items() if key in fields}

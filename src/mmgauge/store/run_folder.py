@@ -1,0 +1,228 @@
+"""`RunFolder`: the one place that knows what a run folder holds and how each file is read and written.
+
+    manifest.json    provenance, and the history of every command that wrote here    (atomic rewrite)
+    samples.jsonl    one record per finished request, appended and flushed as it lands (torn tail skipped)
+    scored.jsonl     every record after the judge pass, in dataset order              (atomic rewrite)
+    results.json     `RunResults`: scores over every record the folder holds           (atomic rewrite)
+    thumbs/          one JPEG thumbnail per image that came inside a data file, by sha256
+    sample-data/     the built-in sample data a default run was given
+    .lock            held by the process writing the folder (see `lock.py`)
+
+Everything else in the package goes through this class; no other module names these files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Final
+
+from pydantic import BaseModel, ValidationError
+
+from mmgauge.core.errors import UserError
+from mmgauge.core.types import RunManifest, SampleRecord
+from mmgauge.store.lock import FolderLock
+from mmgauge.store.results import RunResults
+from mmgauge.store.runlog import RunLog, complete_lines, read_records
+
+_MANIFEST: Final = "manifest.json"
+_RECORDS: Final = "samples.jsonl"
+_SCORED: Final = "scored.jsonl"
+_RESULTS: Final = "results.json"
+_THUMBS: Final = "thumbs"
+_SAMPLE_DATA: Final = "sample-data"
+_LOCK: Final = ".lock"
+_OWN_FILES: Final = (_MANIFEST, _RESULTS, _SCORED, _RECORDS)
+
+Key = tuple[str, str, int]
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write `text` to `path` through a temporary file and a rename: readers see the old or the new file."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+class RunFolder:
+    """A run folder on disk. Reading never needs a lock; writing happens under `lock()`."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+
+    def __repr__(self) -> str:
+        return f"RunFolder({str(self.path)!r})"
+
+    # -- what it is ------------------------------------------------------------------------------------------
+
+    def exists(self) -> bool:
+        """Whether the folder holds any file a run writes."""
+        return self.path.is_dir() and any((self.path / name).exists() for name in _OWN_FILES)
+
+    def require(self) -> RunFolder:
+        """`self`, or a one-line error when the path is not a run folder."""
+        if not self.path.is_dir():
+            raise UserError("no such run folder", file=str(self.path))
+        if not self.exists():
+            raise UserError("not a run folder: it has no manifest, records or results", file=str(self.path))
+        return self
+
+    @staticmethod
+    def results_file_of(path: Path) -> RunFolder | None:
+        """The folder whose results file `path` is, when `path` names one directly."""
+        return RunFolder(path.parent) if path.is_file() and path.name == _RESULTS else None
+
+    def has_results(self) -> bool:
+        return (self.path / _RESULTS).is_file()
+
+    def has_manifest(self) -> bool:
+        return (self.path / _MANIFEST).is_file()
+
+    def has_records(self) -> bool:
+        return (self.path / _RECORDS).is_file() or (self.path / _SCORED).is_file()
+
+    def has_scored(self) -> bool:
+        return (self.path / _SCORED).is_file()
+
+    @staticmethod
+    def name_of(what: str) -> str:
+        """The file name of one of the folder's documents (`manifest`, `records`, `scored`, `results`)."""
+        return {"manifest": _MANIFEST, "records": _RECORDS, "scored": _SCORED, "results": _RESULTS}[what]
+
+    def describe_file(self, what: str) -> str:
+        """The path of one of the folder's documents, for messages."""
+        return str(self.path / self.name_of(what))
+
+    # -- the lock --------------------------------------------------------------------------------------------
+
+    def lock(self, command: list[str], since: str) -> FolderLock:
+        return FolderLock(self.path / _LOCK, command, since)
+
+    # -- records ---------------------------------------------------------------------------------------------
+
+    def open_log(self) -> RunLog:
+        """The append-only record log (a torn last line from a kill is cut off first)."""
+        return RunLog(self.path / _RECORDS)
+
+    def raw_records(self) -> dict[Key, SampleRecord]:
+        """The last logged record per (benchmark, sample id, round): a retry supersedes its failure."""
+        return {record.key: record for record in read_records(self.path / _RECORDS)}
+
+    def records(self, benchmark: str | None = None) -> list[SampleRecord]:
+        """The folder's final records: after the judge pass where one ran, else as logged.
+
+        Records logged after the last scoring (a run stopped before it scored) are included as logged.
+        """
+        scored = {r.key: r for r in read_records(self.path / _SCORED)} if self.has_scored() else {}
+        if scored and not self._log_newer_than_scored():
+            chosen = list(scored.values())
+        else:
+            chosen = []
+            for key, raw in self.raw_records().items():
+                done = scored.get(key)
+                same = done is not None and done.response.text == raw.response.text \
+                    and done.response.error == raw.response.error
+                chosen.append(done if same and done is not None else raw)
+        return [r for r in chosen if benchmark is None or r.benchmark == benchmark]
+
+    def record_dicts(self) -> tuple[list[dict[str, Any]], bool]:
+        """The final records as plain dicts (fast: no validation), and whether they include the judge pass.
+
+        For readers of very large runs (the report); the same choice of file as `records()`.
+        """
+        if self.has_scored() and not self._log_newer_than_scored():
+            return _dicts(self.path / _SCORED), True
+        raw = _dicts(self.path / _RECORDS)
+        if not self.has_scored():
+            return raw, False
+        scored = {_dict_key(d): d for d in _dicts(self.path / _SCORED)}
+        out = []
+        for row in raw:
+            done = scored.get(_dict_key(row))
+            same = done is not None and done.get("response") == row.get("response")
+            out.append(done if same and done is not None else row)
+        return out, True
+
+    def write_scored(self, records: Sequence[SampleRecord]) -> None:
+        write_atomic(self.path / _SCORED, "".join(record.model_dump_json() + "\n" for record in records))
+
+    def _log_newer_than_scored(self) -> bool:
+        log = self.path / _RECORDS
+        if not log.exists():
+            return False
+        return log.stat().st_mtime_ns > (self.path / _SCORED).stat().st_mtime_ns
+
+    # -- manifest and results --------------------------------------------------------------------------------
+
+    def read_manifest(self) -> RunManifest | None:
+        manifest: RunManifest | None = _read_model(self.path / _MANIFEST, RunManifest, "a run manifest")
+        return manifest
+
+    def write_manifest(self, manifest: RunManifest) -> None:
+        self.path.mkdir(parents=True, exist_ok=True)
+        write_atomic(self.path / _MANIFEST, manifest.model_dump_json(indent=2) + "\n")
+
+    def read_results(self) -> RunResults | None:
+        results: RunResults | None = _read_model(self.path / _RESULTS, RunResults, "a run's results")
+        return results
+
+    def write_results(self, results: RunResults) -> None:
+        write_atomic(self.path / _RESULTS, results.model_dump_json(indent=2) + "\n")
+
+    def extra_json_files(self) -> list[Path]:
+        """JSON files beside the folder's own (e.g. a General-Level report saved into the folder)."""
+        if not self.path.is_dir():
+            return []
+        return sorted(p for p in self.path.glob("*.json") if p.name not in (_MANIFEST, _RESULTS))
+
+    # -- images and sample data ------------------------------------------------------------------------------
+
+    def thumbnail(self, sha256: str) -> Path:
+        return self.path / _THUMBS / f"{sha256}.jpg"
+
+    def write_thumbnail(self, sha256: str, jpeg: bytes) -> None:
+        target = self.thumbnail(sha256)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(target.name + ".tmp")
+        tmp.write_bytes(jpeg)
+        os.replace(tmp, target)
+
+    def sample_data_dir(self, benchmark: str) -> Path:
+        return self.path / _SAMPLE_DATA / benchmark
+
+    def output_path(self, name: str) -> Path:
+        """Where a benchmark's own extra output (e.g. a submission workbook) goes."""
+        return self.path / name
+
+
+def _read_model(path: Path, model: type[BaseModel], what: str) -> Any:
+    if not path.is_file():
+        return None
+    try:
+        return model.model_validate_json(path.read_bytes())
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or None
+        raise UserError(f"is not {what}: {first['msg']}", file=str(path), field=where) from None
+    except OSError as error:
+        raise UserError(f"cannot read {what}: {error.strerror}", file=str(path)) from None
+
+
+def _dicts(path: Path) -> list[dict[str, Any]]:
+    """The last record per key of a JSONL file, as dicts, in file order of first appearance."""
+    latest: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for number, line in complete_lines(path):
+        try:
+            data = json.loads(line)
+        except ValueError:
+            raise UserError("not a sample record (not JSON)", file=str(path), line=number) from None
+        if not isinstance(data, dict) or "response" not in data or "sample_id" not in data:
+            raise UserError("not a sample record", file=str(path), line=number)
+        latest[_dict_key(data)] = data
+    return list(latest.values())
+
+
+def _dict_key(data: dict[str, Any]) -> tuple[Any, ...]:
+    return (data.get("benchmark"), str(data.get("sample_id")), int(data.get("round") or 0))
