@@ -89,17 +89,17 @@ def test_m3gia_gia_unreadable_counts_file(cli: Any, tmp_path: Path, text: str, n
     # These crashed with a pandas traceback and exit status 1.
     counts = tmp_path / "counts.csv"
     counts.write_text(text)
-    assert needle in cli("m3gia", "gia", "--language", "en", "--counts", counts).error_line()
+    assert needle in cli("score", "m3gia", "--language", "en", "--counts", counts).error_line()
 
 
 def test_m3gia_gia_counts_without_rows_or_with_a_blank_cell(cli: Any, tmp_path: Path) -> None:
     counts = tmp_path / "counts.csv"
     table = published_counts()
     table.head(0).to_csv(counts, index=False)
-    assert "counts.csv: no rows" in cli("m3gia", "gia", "--language", "en", "--counts", counts).error_line()
+    assert "counts.csv: no rows" in cli("score", "m3gia", "--language", "en", "--counts", counts).error_line()
     table.loc[1, "Raven"] = None
     table.to_csv(counts, index=False)
-    line = cli("m3gia", "gia", "--language", "en", "--counts", counts).error_line()
+    line = cli("score", "m3gia", "--language", "en", "--counts", counts).error_line()
     assert "field 'Raven': empty cell" in line and "nan" not in line
 
 

@@ -101,13 +101,13 @@ def test_results_without_rows_exit_2(cli: Any, tmp_path: Path, name: str, text: 
     # These were scored as an all-zero model with exit status 0.
     path = tmp_path / name
     path.write_text(text)
-    assert needle in cli("level", path, "--json").error_line()
+    assert needle in cli("score", "level", path, "--json").error_line()
 
 
 def test_out_of_range_csv_score_names_the_file_line_and_field(cli: Any, tmp_path: Path) -> None:
     path = tmp_path / "over2.csv"
     path.write_text(SCORE_150)
-    err = cli("level", path, "--json").error_line()
+    err = cli("score", "level", path, "--json").error_line()
     assert "over2.csv:2, field 'score': line 2: task 'Human Action Recognition': Accuracy is a 0..100" in err
     assert "sheet" not in err and "row 3" not in err and "column 'over2'" not in err
     fields = ("modality", "paradigm", "task", "metric", "score")
@@ -117,7 +117,7 @@ def test_out_of_range_csv_score_names_the_file_line_and_field(cli: Any, tmp_path
     ]
     path = tmp_path / "over2.json"
     path.write_text(json.dumps(rows))
-    err = cli("level", path, "--json").error_line()
+    err = cli("score", "level", path, "--json").error_line()
     assert "over2.json:2, field 'score': row 2: task 'Human Action Recognition': Accuracy is a 0..100" in err
 
 
@@ -128,7 +128,7 @@ def test_out_of_range_xlsx_score_keeps_sheet_row_and_model_column(cli: Any, tmp_
     sheet.cell(row=3, column=column, value=150)
     path = tmp_path / "results.xlsx"
     book.save(path)
-    err = cli("level", path, "--json").error_line()
+    err = cli("score", "level", path, "--json").error_line()
     assert (
         "results.xlsx: sheet 'Image-Comprehension', row 3, column 'Qwen2.5-7B-Instruct': Accuracy is a 0..100"
         in err

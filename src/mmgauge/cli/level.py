@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 if TYPE_CHECKING:
-    from mmgauge.benchmarks.general_level.runs import RunCoverage
+    from mmgauge.general_level.runs import RunCoverage
     from mmgauge.scoring.general_level import Disagreement, LevelReport, ResultTable, TaskRow
 
 app = typer.Typer(add_completion=False, help="General-Level: the five-level generalist score.")
@@ -175,7 +175,7 @@ def _print_coverage(report: LevelReport, coverage: RunCoverage, specialist: list
 
 
 def _plot(report: LevelReport, path: Path) -> None:
-    from mmgauge.benchmarks.general_level.charts import level_figure
+    from mmgauge.general_level.charts import level_figure
 
     figure = level_figure(report)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -186,14 +186,14 @@ def _load_table(
     sources: list[Path], specialist: list[TaskRow], model: str | None, mapping: Path | None
 ) -> tuple[ResultTable, RunCoverage | None]:
     """One results file as before; run folders, several files or a mapping go through the run mapping."""
-    from mmgauge.benchmarks.general_level import load_results
-    from mmgauge.benchmarks.general_level.runs import (
+    from mmgauge.core.errors import UserError
+    from mmgauge.general_level import load_results
+    from mmgauge.general_level.runs import (
         RunMapping,
         is_run_folder,
         load_mapping,
         tables_from_runs,
     )
-    from mmgauge.core.errors import UserError
 
     for source in sources:
         if source.is_dir() and not is_run_folder(source):
@@ -244,8 +244,8 @@ def level_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Score RESULTS against the specialist table: Levels 2 to 5, per modality, and the NLP weight."""
-    from mmgauge.benchmarks.general_level import load_specialist_table
     from mmgauge.core.errors import UserError
+    from mmgauge.general_level import load_specialist_table
     from mmgauge.scoring.general_level import disagreements, score_levels
 
     specialist = load_specialist_table(sota)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -29,9 +32,14 @@ app.add_typer(cache_app, name="cache")
 #: Modules with `register(score_app, export_app)` for per-benchmark score/export commands.
 BENCH_COMMAND_MODULES: tuple[str, ...] = ("mmgauge.cli.mme", "mmgauge.cli.mmbench")
 #: Modules with a Typer `app` mounted as a command group: (module, group name).
-GROUP_MODULES: tuple[tuple[str, str], ...] = (("mmgauge.cli.cfa", "cfa"), ("mmgauge.cli.m3gia", "m3gia"))
+GROUP_MODULES: tuple[tuple[str, str], ...] = (("mmgauge.cli.cfa", "cfa"),)
 #: Modules with a single-command Typer `app` mounted at the top level.
-TOP_COMMAND_MODULES: tuple[str, ...] = ("mmgauge.cli.level", "mmgauge.cli.report")
+TOP_COMMAND_MODULES: tuple[str, ...] = ("mmgauge.cli.report",)
+#: `score` commands defined elsewhere: (module, function, name under `score`, its old spelling).
+SCORE_COMMANDS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
+    ("mmgauge.cli.m3gia", "gia_command", "m3gia", ("m3gia", "gia")),
+    ("mmgauge.cli.level", "level_command", "level", ("level",)),
+)
 
 
 def _version(value: bool) -> None:
@@ -71,12 +79,36 @@ def _mount() -> None:
     cache.register(cache_app)
     for name in BENCH_COMMAND_MODULES:
         importlib.import_module(name).register(score_app, export_app)
-    for name, group in GROUP_MODULES:
-        app.add_typer(importlib.import_module(name).app, name=group)
+    for module_name, group_name in GROUP_MODULES:
+        app.add_typer(importlib.import_module(module_name).app, name=group_name)
     for name in TOP_COMMAND_MODULES:
         sub = importlib.import_module(name).app
         for info in sub.registered_commands:
             app.registered_commands.append(info)
+    old_groups: dict[str, typer.Typer] = {}
+    for module, function, name, old in SCORE_COMMANDS:
+        command = getattr(importlib.import_module(module), function)
+        score_app.command(name)(command)
+        alias = renamed(command, " ".join(old), f"score {name}")
+        if len(old) == 1:
+            app.command(old[0], hidden=True)(alias)
+        else:
+            old_group = old_groups.setdefault(old[0], typer.Typer(hidden=True, no_args_is_help=True))
+            old_group.command(old[1])(alias)
+    for old_name, old_group in old_groups.items():
+        app.add_typer(old_group, name=old_name, hidden=True)
+
+
+def renamed(command: Callable[..., Any], old: str, new: str) -> Callable[..., Any]:
+    """`command` under its old spelling: the same options, with a note naming the new one first."""
+
+    @functools.wraps(command)
+    def alias(*args: Any, **kwargs: Any) -> Any:
+        note = f"note: `mmgauge {old}` is now `mmgauge {new}`; the old name goes in the next release"
+        Console(stderr=True, highlight=False, soft_wrap=True).print(note, markup=False)
+        return command(*args, **kwargs)
+
+    return alias
 
 
 def main(argv: list[str] | None = None) -> None:

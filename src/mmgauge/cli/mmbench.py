@@ -86,27 +86,20 @@ def _text(result: MMBenchResult, judge: Judge | None) -> str:
 
 def export_mmbench(
     data: Path = typer.Argument(..., help="The MMBench TSV the run used."),
-    records: Path = typer.Argument(..., help="The run's samples.jsonl (or the run folder holding it)."),
+    records: Path = typer.Argument(..., help="The run folder (or a file of its records)."),
     out: Path = typer.Option(..., "--out", help="The xlsx to write (original columns plus `prediction`)."),
 ) -> None:
     """Write the submission file the MMBench evaluation server takes (for test splits without answers)."""
     from mmgauge.benchmarks.mmbench.bench import MMBenchBenchmark
-    from mmgauge.core.types import SampleRecord
+    from mmgauge.store.run_folder import RunFolder
+    from mmgauge.store.runlog import read_records
 
-    path = records / "samples.jsonl" if records.is_dir() else records
-    if not path.is_file():
-        raise UserError("no such records file", file=str(path))
-    loaded = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = SampleRecord.model_validate_json(line)
-            except ValueError as error:
-                raise UserError(f"not a sample record: {error}", file=str(path), line=number) from None
-            if record.benchmark == MMBenchBenchmark.name:
-                loaded.append(record)
+    if records.is_dir():
+        loaded = RunFolder(records).require().records(MMBenchBenchmark.name)
+    elif records.is_file():
+        loaded = [r for r in read_records(records) if r.benchmark == MMBenchBenchmark.name]
+    else:
+        raise UserError("no such run folder or records file", file=str(records))
     written = MMBenchBenchmark().write_submission(loaded, data, out)
     typer.echo(f"wrote {written.rows} rows to {written.path}; submit it to the MMBench evaluation server")
     if written.missing:

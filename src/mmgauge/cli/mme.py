@@ -21,12 +21,10 @@ from mmgauge.benchmarks.mme.official import (
     write_results_folder,
 )
 from mmgauge.core.errors import UserError
+from mmgauge.core.types import SampleRecord
 from mmgauge.extraction.yesno import PARSERS, parse_yes_no
 from mmgauge.scoring.mme import MMEItem, MMEResult, Total, score_mme
-
-RUN_RECORDS = "samples.jsonl"
-#: The run's records after the judge pass (what its results.json was scored from).
-RUN_SCORED = "scored.jsonl"
+from mmgauge.store.run_folder import RunFolder
 
 
 def register(score_app: typer.Typer, export_app: typer.Typer) -> None:
@@ -39,25 +37,17 @@ def load_items(path: Path, parser: str | None, notes: list[str] | None = None) -
 
     Run records keep the extraction made during the run (judge included) unless `parser` asks to re-read
     the raw answers; files of raw answers are read with `parser` (default `official`). A run folder is read
-    from scored.jsonl (after the judge), else from samples.jsonl. What is worth saying goes to `notes`.
+    after its judge pass (as logged when it was not scored). What is worth saying goes to `notes`.
     """
     notes = [] if notes is None else notes
-    if path.is_dir() and (path / RUN_SCORED).is_file():
-        path = path / RUN_SCORED
-    elif path.is_dir() and (path / RUN_RECORDS).is_file():
-        notes.append(f"no {RUN_SCORED} in the run folder (an unfinished run?): read {RUN_RECORDS}, the "
-                     "answers before any judge pass")
-        path = path / RUN_RECORDS
+    folder = RunFolder(path)
+    if path.is_dir() and folder.has_records():
+        if not folder.has_scored():
+            notes.append(f"no {folder.name_of('scored')} in the run folder (an unfinished run?): read "
+                         f"{folder.name_of('records')}, the answers before any judge pass")
+        return _record_items(folder.records("mme"), parser, str(path))
     if path.is_file() and path.suffix.lower() == ".jsonl" and is_record_file(path):
-        records = read_records(path)
-        if not records:
-            raise UserError("no MME records in this file", file=str(path))
-        if parser is None:
-            methods = {r.extraction.method.split("-")[0] for r in records if r.extraction is not None}
-            return records_to_items(records, "official"), "+".join(sorted(methods)) or "official"
-        fresh = [r.model_copy(update={"extraction": parse_yes_no(r.response.text, parser)})
-                 if r.response.text is not None else r for r in records]
-        return records_to_items(fresh, parser), parser
+        return _record_items(read_records(path), parser, str(path))
     chosen = parser or "official"
     if path.is_dir():
         items = read_results_folder(path, chosen)
@@ -68,6 +58,17 @@ def load_items(path: Path, parser: str | None, notes: list[str] | None = None) -
     if path.is_file():
         return read_prediction_table(path, chosen), chosen
     raise UserError("no such file or folder", file=str(path))
+
+
+def _record_items(records: list[SampleRecord], parser: str | None, source: str) -> tuple[list[MMEItem], str]:
+    if not records:
+        raise UserError("no MME records in this file", file=source)
+    if parser is None:
+        methods = {r.extraction.method.split("-")[0] for r in records if r.extraction is not None}
+        return records_to_items(records, "official"), "+".join(sorted(methods)) or "official"
+    fresh = [r.model_copy(update={"extraction": parse_yes_no(r.response.text, parser)})
+             if r.response.text is not None else r for r in records]
+    return records_to_items(fresh, parser), parser
 
 
 def score_command(
@@ -94,7 +95,7 @@ def score_command(
 
 
 def export_command(
-    run_dir: Annotated[Path, typer.Argument(help="A run folder holding samples.jsonl.")],
+    run_dir: Annotated[Path, typer.Argument(help="A run folder written by `mmgauge run`.")],
     official: Annotated[Path, typer.Option("--official", help="Folder to write <subtask>.txt files into.")],
 ) -> None:
     """Write a run's MME answers as the official evaluation tool's results files.
@@ -103,14 +104,14 @@ def export_command(
     official parser reads the same answer either way). Subtasks with failed requests are not written and are
     reported.
     """
-    source = run_dir / RUN_RECORDS
-    if not source.is_file():
-        raise UserError(f"no {RUN_RECORDS} in the run folder", file=str(run_dir))
-    records = read_records(source)
+    folder = RunFolder(run_dir)
+    if not folder.has_records():
+        raise UserError(f"no {folder.name_of('records')} in the run folder", file=str(run_dir))
+    records = folder.records("mme")
     report = write_results_folder(records, official)
     if not report.written:
         reasons = "; ".join(f"{k}: {v}" for k, v in report.skipped.items()) or "no MME records"
-        raise UserError(f"nothing to export ({reasons})", file=str(source))
+        raise UserError(f"nothing to export ({reasons})", file=str(run_dir))
     for subtask, lines in report.written.items():
         sys.stdout.write(f"{official / (subtask + '.txt')}\t{lines} lines\n")
     for subtask, reason in report.skipped.items():

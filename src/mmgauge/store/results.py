@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 #: Version 1 (mmgauge 0.1) had no status or record counts; it still reads, as `complete`.
 RESULTS_SCHEMA_VERSION = 2
@@ -24,7 +24,8 @@ M = TypeVar("M", bound=BaseModel)
 class BenchmarkResults(BaseModel):
     """One benchmark's scores over all its records in the folder, and how they were obtained."""
 
-    benchmark: str
+    #: The benchmark's name (the key it is stored under, when a hand-written document leaves it out).
+    benchmark: str = ""
     #: `partial`: fewer records than the dataset has questions x rounds (a `--limit` run, a failed request).
     status: Literal["complete", "partial"] = "complete"
     #: Records scored (one per question and round that has an answer or a failed request).
@@ -69,6 +70,13 @@ class RunResults(BaseModel):
     #: Notes about the run as a whole (e.g. labels of built-in sample data or a baseline model).
     notes: list[str] = Field(default_factory=list)
     benchmarks: dict[str, BenchmarkResults] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _names(self) -> RunResults:
+        for name, entry in self.benchmarks.items():
+            if not entry.benchmark:
+                entry.benchmark = name
+        return self
 
     @property
     def failed(self) -> int:

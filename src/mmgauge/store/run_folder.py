@@ -165,8 +165,21 @@ class RunFolder:
         write_atomic(self.path / _MANIFEST, manifest.model_dump_json(indent=2) + "\n")
 
     def read_results(self) -> RunResults | None:
-        results: RunResults | None = _read_model(self.path / _RESULTS, RunResults, "a run's results")
-        return results
+        path = self.path / _RESULTS
+        if not path.is_file():
+            return None
+        try:
+            data = json.loads(path.read_bytes())
+        except ValueError as error:
+            raise UserError(f"is not a run's results: not JSON ({error})", file=str(path)) from None
+        if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), dict):
+            raise UserError("is not a run's results: no 'benchmarks' object", file=str(path))
+        try:
+            return RunResults.model_validate(data)
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(part) for part in first["loc"]) or None
+            raise UserError(f"is not a run's results: {first['msg']}", file=str(path), field=where) from None
 
     def write_results(self, results: RunResults) -> None:
         write_atomic(self.path / _RESULTS, results.model_dump_json(indent=2) + "\n")

@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from mmgauge.benchmarks.general_level import load_specialist_table
 from mmgauge.core.errors import UserError
+from mmgauge.general_level import load_specialist_table
 from mmgauge.scoring.general_level.metrics import (
     REGISTRY,
     MetricDomainError,

@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from mmgauge.benchmarks.general_level import load_results, load_specialist_table
+from mmgauge.general_level import load_results, load_specialist_table
 from mmgauge.scoring.general_level import ResultTable, disagreements, score_levels
 
 FIXTURE = (
@@ -86,7 +86,7 @@ def table() -> ResultTable:
 
 
 def test_official_matches_an_independent_computation(table: ResultTable) -> None:
-    from mmgauge.benchmarks.general_level import default_sota_path
+    from mmgauge.general_level import default_sota_path
 
     expected = release_levels(default_sota_path(), FIXTURE)
     report = score_levels(table, "official")

@@ -15,8 +15,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from mmgauge.benchmarks.mme.release import (
     canonical_subtask,
     check_pair,
@@ -129,16 +127,11 @@ def read_prediction_table(path: Path, parser: str) -> list[MMEItem]:
 
 
 def read_records(path: Path) -> list[SampleRecord]:
-    """MME records of a samples.jsonl; the last record for a (benchmark, sample_id, round) wins."""
+    """MME records of a record log file; the last record for a (benchmark, sample_id, round) wins."""
+    from mmgauge.store.runlog import read_records as read_log
+
     latest: dict[tuple[str, str, int], SampleRecord] = {}
-    for number, line in enumerate(_json_lines(path), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = SampleRecord.model_validate_json(line)
-        except ValidationError as exc:
-            message = f"not a sample record: {exc.errors()[0]['msg']}"
-            raise UserError(message, file=str(path), line=number) from exc
+    for record in read_log(path):
         if record.benchmark == BENCHMARK:
             latest[record.key] = record
     return list(latest.values())

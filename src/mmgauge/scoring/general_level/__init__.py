@@ -1,7 +1,7 @@
 """General-Level scoring: metric normalisation, the five levels, and the official/corrected comparison.
 
 Pure functions over :class:`ResultTable` (no file or network access); reading the release's spreadsheets
-lives in :mod:`mmgauge.benchmarks.general_level.tables`.
+lives in :mod:`mmgauge.general_level.tables`.
 """
 
 from mmgauge.scoring.general_level.levels import aggregate, disagreements, score_levels

@@ -10,15 +10,15 @@ import openpyxl
 import pytest
 import yaml
 
-from mmgauge.benchmarks.general_level import load_specialist_table
-from mmgauge.benchmarks.general_level.runs import (
+from mmgauge.core.errors import UserError
+from mmgauge.general_level import load_specialist_table
+from mmgauge.general_level.runs import (
     RunMapping,
     check_mapping,
     is_run_folder,
     load_mapping,
     tables_from_runs,
 )
-from mmgauge.core.errors import UserError
 from mmgauge.scoring.general_level import TaskRow, score_levels
 
 HEADER = ["No", "Task Name", "Task Short Name", "Metrics", "SoTA Performance"]

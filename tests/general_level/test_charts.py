@@ -10,7 +10,7 @@ pytest.importorskip("matplotlib")
 
 from matplotlib.colors import to_hex
 
-from mmgauge.benchmarks.general_level.charts import (
+from mmgauge.general_level.charts import (
     LOSS_COLOUR,
     SOTA_COLOUR,
     WIN_COLOUR,

@@ -2,7 +2,7 @@
 
 Results come in the release's spreadsheet form (the specialist table's sheets, with the scores in a column
 named after the model) or as CSV/JSON rows ``modality, paradigm, task, metric, score`` (optionally ``model``;
-read by :mod:`mmgauge.benchmarks.general_level.rows`). Each score carries where it was read
+read by :mod:`mmgauge.general_level.rows`). Each score carries where it was read
 (``score_source``), so scoring can name the user's file. Every problem is a
 :class:`~mmgauge.core.errors.UserError` naming the file, sheet, row and column.
 
@@ -16,9 +16,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from mmgauge.benchmarks.general_level.cells import key, lookup_metric_message, number, same_metric
-from mmgauge.benchmarks.general_level.rows import read_csv_rows, read_json_rows, rows_table
 from mmgauge.core.errors import UserError
+from mmgauge.general_level.cells import key, lookup_metric_message, number, same_metric
+from mmgauge.general_level.rows import read_csv_rows, read_json_rows, rows_table
 from mmgauge.scoring.general_level.metrics import find_metric
 from mmgauge.scoring.general_level.records import (
     NLP_SHEET,

@@ -1,11 +1,11 @@
 """General-Level tables from this toolkit's own runs, through a mapping file.
 
-A run folder's ``results.json`` holds each benchmark's result model under ``benchmarks.<name>.result``. A
+A run folder's results (`RunResults`) hold each benchmark's result model under ``benchmarks.<name>.result``. A
 mapping (YAML) names run measures by their path from ``benchmarks`` (``mme.result.subtasks.OCR.acc``,
 ``mmbench.result.category.image_style``) and the General-Level task each one stands in for (sheet, task name
 and metric as the specialist table spells them), with a factor to reach 0..100 and a note. It may also list
 files of literal scores (``modality, paradigm, task, metric, score`` rows, as read by
-:func:`~mmgauge.benchmarks.general_level.tables.load_results`) for tasks no run measures.
+:func:`~mmgauge.general_level.tables.load_results`) for tasks no run measures.
 
 A run measure is a proxy: the benchmark's own data and protocol, not General-Bench's test set, so the
 mapping only pairs measures with tasks that ask the same kind of question under an accuracy-like metric.
@@ -15,7 +15,6 @@ many tasks the runs covered so a near-zero level is read for what it is.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Sequence
@@ -26,12 +25,12 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from mmgauge.benchmarks.general_level.tables import load_results
 from mmgauge.core.errors import UserError
+from mmgauge.general_level.tables import load_results
 from mmgauge.scoring.general_level.metrics import find_metric
 from mmgauge.scoring.general_level.records import SHEETS, ResultTable, ScoreSource, TaskRow
+from mmgauge.store.run_folder import RunFolder
 
-RESULTS_NAME = "results.json"
 MAPPING_VERSION = 1
 
 
@@ -47,7 +46,7 @@ def _key(text: str) -> str:
 class MappingEntry(BaseModel):
     """One run measure standing in for one General-Level task.
 
-    ``measure`` is a dotted path from ``benchmarks`` of ``results.json`` (a list of keys when a key holds a
+    ``measure`` is a dotted path from ``benchmarks`` of a run's results (a list of keys when a key holds a
     dot); the value read there, times ``scale``, must lie in 0..100.
     """
 
@@ -194,28 +193,29 @@ def check_mapping(mapping: RunMapping, specialist: Sequence[TaskRow]) -> dict[in
     return found
 
 
+def _folder(path: Path) -> RunFolder | None:
+    """The run folder `path` is (or whose results file it names), if it holds scored results."""
+    folder = RunFolder.results_file_of(path) or RunFolder(path)
+    return folder if folder.has_results() else None
+
+
 def is_run_folder(path: Path) -> bool:
-    """A folder written by ``mmgauge run`` (or its ``results.json``)."""
-    if path.is_dir():
-        return (path / RESULTS_NAME).is_file()
-    return path.is_file() and path.name == RESULTS_NAME
+    """A folder written by ``mmgauge run`` with scored results (or the results file inside one)."""
+    return _folder(path) is not None
 
 
 class _Run:
     def __init__(self, path: Path) -> None:
-        file = path / RESULTS_NAME if path.is_dir() else path
-        if not file.is_file():
-            raise UserError(f"not a run folder: no {RESULTS_NAME}", file=str(path))
-        try:
-            data = json.loads(file.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as err:
-            raise UserError(f"not valid JSON: {err.msg}", file=str(file), line=err.lineno) from None
-        if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), dict):
-            raise UserError("not a run's results: no 'benchmarks' object", file=str(file))
+        folder = _folder(path)
+        if folder is None:
+            raise UserError("not a run folder: it has no scored results", file=str(path))
+        results = folder.read_results()
+        assert results is not None
         self.name = str(path)
-        self.file = file
-        self.model = str(data.get("model") or "")
-        self.benchmarks: dict[str, Any] = data["benchmarks"]
+        self.file = folder.describe_file("results")
+        self.model = results.model
+        self.benchmarks: dict[str, Any] = {
+            name: entry.model_dump(mode="json") for name, entry in results.benchmarks.items()}
 
     def read(self, entry: MappingEntry) -> tuple[bool, Any]:
         """(found, value) at the entry's path; found is False when a key is absent."""

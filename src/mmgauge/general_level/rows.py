@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from mmgauge.benchmarks.general_level.cells import key, lookup_metric_message, number, same_metric
 from mmgauge.core.errors import UserError
+from mmgauge.general_level.cells import key, lookup_metric_message, number, same_metric
 from mmgauge.scoring.general_level.metrics import find_metric
 from mmgauge.scoring.general_level.records import (
     MODALITIES,

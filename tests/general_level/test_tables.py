@@ -9,8 +9,8 @@ from typing import Any
 import openpyxl
 import pytest
 
-from mmgauge.benchmarks.general_level import load_results, load_specialist_table
 from mmgauge.core.errors import UserError
+from mmgauge.general_level import load_results, load_specialist_table
 from mmgauge.scoring.general_level import SHEETS, TaskRow
 
 HEADER = ["No", "Task Name", "Task Short Name", "Metrics"]
