@@ -1,3 +1,47 @@
-"""mmgauge: evaluate multimodal LLMs exactly as the benchmark papers define it."""
+"""mmgauge: evaluate multimodal LLMs exactly as the benchmark papers define it.
+
+The Python API (imported on first use, so `import mmgauge` stays cheap):
+
+    evaluate(model, benchmarks, data, out, ...) -> RunResults   run benchmarks into a run folder
+    evaluate_async(...)                                           the same, inside a running event loop
+    load_run(path) -> Run                                         typed results, manifest, records DataFrame
+    score_mme(path), score_mmbench(path), m3gia_gia(counts, language), general_level(results)
+                                                                  score files produced elsewhere
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __version__ = "0.1.0"
+
+_EXPORTS = {
+    "evaluate": "mmgauge.api.evaluate",
+    "evaluate_async": "mmgauge.api.evaluate",
+    "EvalRequest": "mmgauge.api.evaluate",
+    "load_run": "mmgauge.api.runs",
+    "Run": "mmgauge.api.runs",
+    "score_mme": "mmgauge.api.scores",
+    "score_mmbench": "mmgauge.api.scores",
+    "score_mmbench_async": "mmgauge.api.scores",
+    "m3gia_gia": "mmgauge.api.scores",
+    "general_level": "mmgauge.api.scores",
+    "RunResults": "mmgauge.store.results",
+    "BenchmarkResults": "mmgauge.store.results",
+}
+
+__all__ = ["__version__", *_EXPORTS]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mmgauge' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -24,7 +24,7 @@ import typer
 
 if TYPE_CHECKING:
     from mmgauge.general_level.runs import RunCoverage
-    from mmgauge.scoring.general_level import Disagreement, LevelReport, ResultTable, TaskRow
+    from mmgauge.scoring.general_level import Disagreement, LevelReport, TaskRow
 
 app = typer.Typer(add_completion=False, help="General-Level: the five-level generalist score.")
 
@@ -182,33 +182,6 @@ def _plot(report: LevelReport, path: Path) -> None:
     figure.savefig(path, dpi=120)
 
 
-def _load_table(
-    sources: list[Path], specialist: list[TaskRow], model: str | None, mapping: Path | None
-) -> tuple[ResultTable, RunCoverage | None]:
-    """One results file as before; run folders, several files or a mapping go through the run mapping."""
-    from mmgauge.core.errors import UserError
-    from mmgauge.general_level import load_results
-    from mmgauge.general_level.runs import (
-        RunMapping,
-        is_run_folder,
-        load_mapping,
-        tables_from_runs,
-    )
-
-    for source in sources:
-        if source.is_dir() and not is_run_folder(source):
-            raise UserError(
-                "a folder given as results must be a run folder with results.json", file=str(source)
-            )
-    runs = [s for s in sources if is_run_folder(s)]
-    files = [s for s in sources if not is_run_folder(s)]
-    if not runs and mapping is None and len(files) == 1:
-        return load_results(files[0], specialist, model), None
-    # Files alone need no run mapping; an explicit one still brings its score files.
-    chosen = load_mapping(mapping) if runs or mapping is not None else RunMapping()
-    return tables_from_runs(runs, specialist, chosen, files, model)
-
-
 @app.command("level")
 def level_command(
     results: Annotated[
@@ -244,13 +217,12 @@ def level_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Score RESULTS against the specialist table: Levels 2 to 5, per modality, and the NLP weight."""
+    from mmgauge.api.scores import score_general_level
     from mmgauge.core.errors import UserError
-    from mmgauge.general_level import load_specialist_table
-    from mmgauge.scoring.general_level import disagreements, score_levels
+    from mmgauge.scoring.general_level import disagreements
 
-    specialist = load_specialist_table(sota)
-    table, coverage = _load_table(results, specialist, model, mapping)
-    report = score_levels(table, "official" if mode is LevelMode.official else "corrected")
+    scored = score_general_level(results, mode=mode.value, sota=sota, model=model, mapping=mapping)
+    report, table, coverage, specialist = scored.report, scored.table, scored.coverage, scored.specialist
     try:
         found = disagreements(table)
     except UserError as err:

@@ -15,9 +15,6 @@ from typing import Annotated
 
 import typer
 
-from mmgauge.cli.inputs import read_csv
-from mmgauge.core.errors import UserError
-
 app = typer.Typer(add_completion=False, help="M3GIA: GIA scores from the published CFA models.")
 
 
@@ -51,25 +48,9 @@ def gia_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Compute the GIA (and normalised GIA) for each row of a counts file."""
-    from mmgauge.scoring import m3gia_gia
+    from mmgauge.api.scores import m3gia_gia
 
-    code = m3gia_gia.normalise_language(language)
-    table = read_csv(counts)
-    if table.empty:
-        raise UserError("no rows: expected one row of counts per model", file=str(counts))
-    for column in ignore or []:
-        if column not in table.columns:
-            raise UserError("--ignore names a column the file does not have", file=str(counts), field=column)
-    table = table.drop(columns=list(ignore or []))
-    stats = None
-    if human_stats is not None:
-        stats = m3gia_gia.human_stats_from_table(read_csv(human_stats), str(human_stats))
-    try:
-        result = m3gia_gia.compute_gia(table, code, scale=scale.value, human_stats=stats)
-    except UserError as problem:
-        raise UserError(
-            problem.message, file=str(counts), line=problem.line, field=problem.field
-        ) from problem
+    result = m3gia_gia(counts, language, scale=scale.value, human_stats=human_stats, ignore=ignore or [])
     if as_json:
         typer.echo(json.dumps(result.model_dump()))
         return

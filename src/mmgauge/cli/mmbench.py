@@ -36,12 +36,11 @@ def score_mmbench(
     ),
 ) -> None:
     """Score MMBench predictions with CircularEval, reading answers as the official matcher does."""
-    from mmgauge.benchmarks.mmbench.predictions import load_predictions, score_predictions
+    from mmgauge.api.scores import judge_for, score_mmbench
 
-    table = load_predictions(pred_file)
-    the_judge = _judge(judge)
+    the_judge = judge_for(judge)
     try:
-        result = asyncio.run(score_predictions(table, the_judge, random_fallback=random_fallback, seed=seed))
+        result = score_mmbench(pred_file, the_judge, seed=seed, random_fallback=random_fallback)
     finally:
         if the_judge is not None:
             asyncio.run(the_judge.backend.aclose())
@@ -53,16 +52,6 @@ def score_mmbench(
         sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
         return
     typer.echo(_text(result, the_judge))
-
-
-def _judge(spec: str) -> Judge | None:
-    if spec.strip().lower() == "none":
-        return None
-    from mmgauge.backends.registry import load_backend
-    from mmgauge.extraction.judge import Judge
-
-    _, backend = load_backend(spec)
-    return Judge(backend)
 
 
 def _text(result: MMBenchResult, judge: Judge | None) -> str:

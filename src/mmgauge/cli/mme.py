@@ -12,18 +12,10 @@ from rich.console import Console
 from rich.table import Table
 
 from mmgauge.benchmarks.mme.official import (
-    is_record_file,
-    read_prediction_table,
-    read_records,
-    read_results_folder,
-    records_to_items,
-    results_folder_extras,
     write_results_folder,
 )
 from mmgauge.core.errors import UserError
-from mmgauge.core.types import SampleRecord
-from mmgauge.extraction.yesno import PARSERS, parse_yes_no
-from mmgauge.scoring.mme import MMEItem, MMEResult, Total, score_mme
+from mmgauge.scoring.mme import MMEResult, Total
 from mmgauge.store.run_folder import RunFolder
 
 
@@ -32,56 +24,16 @@ def register(score_app: typer.Typer, export_app: typer.Typer) -> None:
     export_app.command("mme")(export_command)
 
 
-def load_items(path: Path, parser: str | None, notes: list[str] | None = None) -> tuple[list[MMEItem], str]:
-    """Items from any MME answer source, and the parser label the result carries.
-
-    Run records keep the extraction made during the run (judge included) unless `parser` asks to re-read
-    the raw answers; files of raw answers are read with `parser` (default `official`). A run folder is read
-    after its judge pass (as logged when it was not scored). What is worth saying goes to `notes`.
-    """
-    notes = [] if notes is None else notes
-    folder = RunFolder(path)
-    if path.is_dir() and folder.has_records():
-        if not folder.has_scored():
-            notes.append(f"no {folder.name_of('scored')} in the run folder (an unfinished run?): read "
-                         f"{folder.name_of('records')}, the answers before any judge pass")
-        return _record_items(folder.records("mme"), parser, str(path))
-    if path.is_file() and path.suffix.lower() == ".jsonl" and is_record_file(path):
-        return _record_items(read_records(path), parser, str(path))
-    chosen = parser or "official"
-    if path.is_dir():
-        items = read_results_folder(path, chosen)
-        extras = results_folder_extras(path)
-        if extras:
-            notes.append(f"not read (not <subtask>.txt results files): {', '.join(extras)}")
-        return items, chosen
-    if path.is_file():
-        return read_prediction_table(path, chosen), chosen
-    raise UserError("no such file or folder", file=str(path))
-
-
-def _record_items(records: list[SampleRecord], parser: str | None, source: str) -> tuple[list[MMEItem], str]:
-    if not records:
-        raise UserError("no MME records in this file", file=source)
-    if parser is None:
-        methods = {r.extraction.method.split("-")[0] for r in records if r.extraction is not None}
-        return records_to_items(records, "official"), "+".join(sorted(methods)) or "official"
-    fresh = [r.model_copy(update={"extraction": parse_yes_no(r.response.text, parser)})
-             if r.response.text is not None else r for r in records]
-    return records_to_items(fresh, parser), parser
-
-
 def score_command(
     path: Annotated[Path, typer.Argument(help="Official results folder, run folder, or TSV/XLSX/JSONL.")],
     parser: Annotated[str | None, typer.Option("--parser", help="official (default) or words.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object, unrounded.")] = False,
 ) -> None:
     """Score MME answers without a model, exactly as the official tool does."""
-    if parser is not None and parser not in PARSERS:
-        raise UserError(f"unknown parser '{parser}'; choose one of: {', '.join(PARSERS)}", field="--parser")
+    from mmgauge.api.scores import score_mme
+
     read_notes: list[str] = []
-    items, label = load_items(path, parser, read_notes)
-    result = score_mme(items, parser=label)
+    result = score_mme(path, parser, notes=read_notes)
     notes = read_notes + _notes(result)
     if as_json:
         sys.stdout.write(json.dumps(result.official_json()) + "\n")

@@ -1,0 +1,167 @@
+"""Scoring files produced elsewhere, without a model: MME answers, MMBench predictions, M3GIA counts,
+General-Level results. Each is what the matching `mmgauge score ...` command computes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from mmgauge.core.errors import UserError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from mmgauge.extraction.judge import Judge
+    from mmgauge.general_level.runs import RunCoverage
+    from mmgauge.scoring.general_level import LevelReport, ResultTable, TaskRow
+    from mmgauge.scoring.m3gia_gia import GiaResult
+    from mmgauge.scoring.mmbench import MMBenchResult
+    from mmgauge.scoring.mme import MMEResult
+
+
+def score_mme(source: str | Path, parser: str | None = None, *, notes: list[str] | None = None) -> MMEResult:
+    """MME scores of an official results folder, a run folder, or a TSV/XLSX/JSONL of answers.
+
+    `parser`: `official` (the default for raw answers) or `words`; a run folder keeps its run's reading
+    unless a parser is given. Notes worth showing (files left out, a run not scored) go to `notes`.
+    """
+    from mmgauge.benchmarks.mme.answers import load_items
+    from mmgauge.extraction.yesno import PARSERS
+    from mmgauge.scoring.mme import score_mme as score_items
+
+    if parser is not None and parser not in PARSERS:
+        raise UserError(f"unknown parser '{parser}'; choose one of: {', '.join(PARSERS)}", field="--parser")
+    items, label = load_items(Path(source), parser, notes)
+    return score_items(items, parser=label)
+
+
+async def score_mmbench_async(
+    source: str | Path, judge: str | Judge | None = None, *, seed: int = 0, random_fallback: bool = False
+) -> MMBenchResult:
+    """`score_mmbench` for callers inside a running event loop."""
+    from mmgauge.benchmarks.mmbench.predictions import load_predictions, score_predictions
+
+    table = load_predictions(Path(source))
+    the_judge = judge_for(judge)
+    try:
+        return await score_predictions(table, the_judge, random_fallback=random_fallback, seed=seed)
+    finally:
+        if the_judge is not None and not _given_judge(judge):
+            await the_judge.backend.aclose()
+
+
+def score_mmbench(
+    source: str | Path, judge: str | Judge | None = None, *, seed: int = 0, random_fallback: bool = False
+) -> MMBenchResult:
+    """CircularEval scores of an MMBench predictions file (the dataset columns plus `prediction`).
+
+    `judge`: None or "none" (rules only), a judge model spec, or a `Judge`.
+    """
+    from mmgauge.api.evaluate import run_sync
+
+    result: MMBenchResult = run_sync(score_mmbench_async(source, judge, seed=seed,
+                                                         random_fallback=random_fallback))
+    return result
+
+
+def judge_for(judge: str | Judge | None) -> Judge | None:
+    from mmgauge.extraction.judge import Judge
+
+    if judge is None or isinstance(judge, Judge):
+        return judge
+    if judge.strip().lower() == "none":
+        return None
+    from mmgauge.backends.registry import load_backend
+
+    _, backend = load_backend(judge)
+    return Judge(backend)
+
+
+def _given_judge(judge: object) -> bool:
+    from mmgauge.extraction.judge import Judge
+
+    return isinstance(judge, Judge)
+
+
+def m3gia_gia(
+    counts: str | Path | pd.DataFrame,
+    language: str,
+    *,
+    scale: Literal["official", "standardised"] = "official",
+    human_stats: str | Path | None = None,
+    ignore: Sequence[str] = (),
+) -> GiaResult:
+    """M3GIA's GIA for each row of per-type counts of right answers (a CSV path or a DataFrame)."""
+    from mmgauge.cli.inputs import read_csv
+    from mmgauge.scoring import m3gia_gia as gia
+
+    code = gia.normalise_language(language)
+    source = str(counts) if isinstance(counts, str | Path) else "counts"
+    table = read_csv(Path(counts)) if isinstance(counts, str | Path) else counts
+    if table.empty:
+        raise UserError("no rows: expected one row of counts per model", file=source)
+    for column in ignore:
+        if column not in table.columns:
+            raise UserError("--ignore names a column the file does not have", file=source, field=column)
+    table = table.drop(columns=list(ignore))
+    stats = None
+    if human_stats is not None:
+        stats = gia.human_stats_from_table(read_csv(Path(human_stats)), str(human_stats))
+    try:
+        return gia.compute_gia(table, code, scale=scale, human_stats=stats)
+    except UserError as problem:
+        raise UserError(problem.message, file=source, line=problem.line, field=problem.field) from problem
+
+
+@dataclass
+class LevelScore:
+    """General-Level's report, with the table it scored and, for run folders, which tasks they covered."""
+
+    report: LevelReport
+    table: ResultTable
+    specialist: list[TaskRow]
+    coverage: RunCoverage | None
+
+
+def general_level(
+    results: str | Path | Sequence[str | Path],
+    *,
+    mode: Literal["official", "corrected"] = "corrected",
+    sota: str | Path | None = None,
+    model: str | None = None,
+    mapping: str | Path | None = None,
+) -> LevelReport:
+    """General-Level's Levels 2 to 5 of a results file (the release's xlsx, CSV/JSON rows) or run folders."""
+    return score_general_level(results, mode=mode, sota=sota, model=model, mapping=mapping).report
+
+
+def score_general_level(
+    results: str | Path | Sequence[str | Path],
+    *,
+    mode: Literal["official", "corrected"] = "corrected",
+    sota: str | Path | None = None,
+    model: str | None = None,
+    mapping: str | Path | None = None,
+) -> LevelScore:
+    from mmgauge.general_level import load_results, load_specialist_table
+    from mmgauge.general_level.runs import RunMapping, is_run_folder, load_mapping, tables_from_runs
+    from mmgauge.scoring.general_level import score_levels
+
+    sources = [Path(results)] if isinstance(results, str | Path) else [Path(r) for r in results]
+    specialist = load_specialist_table(Path(sota) if sota is not None else None)
+    for source in sources:
+        if source.is_dir() and not is_run_folder(source):
+            raise UserError("a folder given as results must be a run folder with scored results",
+                            file=str(source))
+    runs = [s for s in sources if is_run_folder(s)]
+    files = [s for s in sources if not is_run_folder(s)]
+    coverage: Any = None
+    if not runs and mapping is None and len(files) == 1:
+        table = load_results(files[0], specialist, model)
+    else:
+        # Files alone need no run mapping; an explicit one still brings its score files.
+        chosen = load_mapping(Path(mapping) if mapping else None) if runs or mapping else RunMapping()
+        table, coverage = tables_from_runs(runs, specialist, chosen, files, model)
+    return LevelScore(score_levels(table, mode), table, specialist, coverage)
