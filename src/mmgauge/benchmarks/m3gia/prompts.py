@@ -4,6 +4,9 @@ The official evaluation puts the instruction first ("prefix", its default), then
 <hint>\\n<question>`, `Choices: (A) ...  (B) ...` on one line (two spaces between options) and `Answer: `. It
 uses the English instruction for every language; that stays the default here. The English set is the release's
 wording; the other five are our translations of it.
+
+That prompt is the `paper` preset (`PRESETS` / `TABLE`); VLMEvalKit and lmms-eval have no M3GIA, so their
+presets are unavailable and asking for them is a one-line error.
 """
 
 from __future__ import annotations
@@ -13,6 +16,17 @@ from dataclasses import dataclass
 from typing import Final
 
 from mmgauge.benchmarks.m3gia.data import language_name
+from mmgauge.benchmarks.presets import (
+    CHOICE_FIELDS,
+    LMMS_EVAL,
+    PAPER,
+    VLMEVALKIT,
+    Preset,
+    PresetTable,
+    Prompt,
+    PromptFields,
+    choice_values,
+)
 from mmgauge.core.errors import UserError
 
 #: `--prompt-language native` asks each question with the instruction of its own language.
@@ -88,3 +102,28 @@ def build_prompt(question: str, hint: str, options: Mapping[str, str], language:
         f"{words.instruction}\n{words.question}{question_text(question, hint)}\n"
         f"{words.choices}{options_line(options)}\n{words.answer}"
     )
+
+
+# Presets. Only the paper's wording exists: neither toolkit has the benchmark (checked: no M3GIA dataset in
+# open-compass/VLMEvalKit vlmeval/dataset @9ede1af0143acf7d4c2e41858ffe1624c5f42bf8, no lmms_eval/tasks/m3gia
+# in EvolvingLMMs-Lab/lmms-eval @161c7a170643a0d71c24312251d35f7b490d2925), so asking for theirs is an error.
+def paper_prompt(fields: PromptFields) -> Prompt:
+    return Prompt(text=build_prompt(fields.question, fields.hint, fields.options,
+                                    fields.language or DEFAULT_PROMPT_LANGUAGE))
+
+
+PRESETS: Final[dict[str, Preset]] = {
+    PAPER: Preset(PAPER, "M3GIA release evaluation prompt (instruction first, 'Question:', "
+                         "'Choices: (A) ...', 'Answer: '), image first", "m3gia/paper/1", paper_prompt),
+}
+
+TABLE: Final = PresetTable(
+    benchmark="M3GIA",
+    presets=PRESETS,
+    unavailable={
+        VLMEVALKIT: "VLMEvalKit has no M3GIA dataset",
+        LMMS_EVAL: "lmms-eval has no M3GIA task",
+    },
+    template_fields=CHOICE_FIELDS,
+    template_values=choice_values,
+)
