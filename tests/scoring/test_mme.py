@@ -9,6 +9,7 @@ import pytest
 
 from mmgauge.benchmarks.mme.official import read_results_folder
 from mmgauge.scoring.mme import COGNITION, PERCEPTION, MMEItem, score_mme
+from mmgauge.stats.proportion import proportion_interval
 
 TEMPLATE = Path(__file__).resolve().parents[1] / "fixtures" / "mme" / "official_template"
 
@@ -105,5 +106,19 @@ def test_always_yes_on_the_official_template(tmp_path: Path) -> None:
         assert (score.acc, score.acc_plus, score.yes_ratio, score.other) == (50.0, 0.0, 1.0, 0), name
     assert (result.perception.score, result.cognition.score) == (500.0, 200.0)
     assert not result.perception.partial and not result.cognition.partial
-    # every resample gives the same score: the interval collapses onto it
-    assert result.perception.ci_low == result.perception.ci_high == 500.0
+    # Every resample gives the same score, so the bare percentile bootstrap collapsed onto 500 (the former
+    # pinned result). The interval is now the MOVER floor of the Clopper-Pearson intervals: per subtask acc
+    # (50%) and acc+ (0%) move together (correlation taken as 1, since neither varies), subtasks add in
+    # quadrature.
+    down = up = 0.0
+    for name in PERCEPTION:
+        s = result.subtasks[name]
+        acc = proportion_interval(s.questions // 2, s.questions).scaled(100)
+        plus = proportion_interval(0, s.images).scaled(100)
+        down += (50 - acc.low) ** 2
+        up += (acc.high - 50 + plus.high) ** 2
+    ci = result.perception.ci
+    assert ci is not None and ci.n == 1057 and ci.unit == "images"
+    assert ci.low == pytest.approx(500 - math.sqrt(down), abs=1e-9)
+    assert ci.high == pytest.approx(500 + math.sqrt(up), abs=1e-9)
+    assert (result.perception.ci_low, result.perception.ci_high) == (ci.low, ci.high)
