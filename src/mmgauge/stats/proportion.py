@@ -41,6 +41,11 @@ class Interval(BaseModel):
     def bounds(self) -> tuple[float, float]:
         return self.low, self.high
 
+    def text(self, scale: float = 1.0, digits: int = 2) -> str:
+        """`95% CI low-high, n=N`, the ends multiplied by `scale` (the form every summary prints)."""
+        low, high = self.low * scale, self.high * scale
+        return f"{100 * self.level:g}% CI {low:.{digits}f}-{high:.{digits}f}, n={self.n}"
+
 
 def _check(k: float, n: int, level: float) -> None:
     if n <= 0:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from mmgauge.benchmarks.mmbench.bench import MMBenchBenchmark
 from mmgauge.core.types import ModelResponse, SampleRecord
 
@@ -28,5 +30,10 @@ def test_group_with_a_failed_request_is_pending_not_wrong(tmp_path: Path) -> Non
     assert result.n_groups == len(groups) - 1
     assert str(failed_group) not in result.groups
     assert result.overall == 1.0  # every scored group is right; the failed one is not counted wrong
-    assert result.vanilla == 1.0 and result.vanilla_ci95 == (1.0, 1.0) and result.overall_ci95 == (1.0, 1.0)
+    assert result.vanilla == 1.0
+    # All n groups right: the exact (Clopper-Pearson) interval is [0.025^(1/n), 1], no longer the point
+    # (1.0, 1.0) the former percentile bootstrap gave.
+    assert result.overall_ci95 == result.vanilla_ci95
+    assert result.overall_ci95 is not None and result.overall_ci95[1] == 1.0
+    assert result.overall_ci95[0] == pytest.approx(0.025 ** (1 / result.n_groups), rel=1e-12)
     assert any("not scored yet" in line for line in result.headline())
