@@ -153,3 +153,29 @@ def test_overall_accuracy_has_a_seeded_bootstrap_interval() -> None:
     assert bootstrap_ci95(per_question, seed=1) == (low, high)
     assert bootstrap_ci95(np.array([]), seed=1) is None
     assert bootstrap_ci95(np.ones(5), seed=3) == (1.0, 1.0)
+
+
+def test_overall_accuracy_has_an_exact_interval_with_its_n() -> None:
+    scores = score_items(items(HAND)).per_language["english"]
+    ci = scores.overall_ci
+    assert ci is not None and (ci.n, ci.method, ci.unit) == (8, "clopper-pearson", "questions")
+    # 5 of 8 right: Clopper-Pearson [0.2449, 0.9148] (Beta quantiles).
+    assert [round(x, 4) for x in ci.bounds()] == [0.2449, 0.9148]
+    assert scores.overall_ci95 == ci.bounds()
+
+
+def test_several_rounds_count_each_question_by_its_share_of_right_rounds() -> None:
+    from mmgauge.scoring.m3gia import accuracy_interval
+
+    all_right = [(qid, True) for qid, _ in HAND]
+    two_rounds = score_items(items(HAND, round=0) + items(all_right, round=1)).per_language["english"]
+    ci = two_rounds.overall_ci
+    # 13 right answers in 16 over 8 questions: 6.5 of 8, between the intervals of 6 and 7 of 8.
+    assert ci is not None and ci.n == 8
+    assert accuracy_interval(np.array([0.5] * 3 + [1.0] * 5)) == ci
+    six = accuracy_interval(np.array([1.0] * 6 + [0.0] * 2))
+    seven = accuracy_interval(np.array([1.0] * 7 + [0.0]))
+    assert six is not None and seven is not None and six.low < ci.low < seven.low
+    assert accuracy_interval(np.array([])) is None
+    all_right_ci = accuracy_interval(np.ones(10))
+    assert all_right_ci is not None and all_right_ci.high == 1.0 and all_right_ci.low < 0.7

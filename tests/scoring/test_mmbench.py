@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from mmgauge.scoring.mmbench import bootstrap_ci, score_columns
 
@@ -75,3 +76,26 @@ def test_vanilla_has_its_own_interval() -> None:
     # 40 of 50 first copies right: the interval is around 0.8 and the same for the same seed.
     low, high = bootstrap_ci(40, 50, seed=1)
     assert low < 0.8 < high and bootstrap_ci(40, 50, seed=1) == (low, high)
+
+
+def test_all_wrong_groups_get_an_exact_interval_not_a_point() -> None:
+    """The case that used to print `0.00% (95% CI 0.00-0.00)`: 3 groups, every one wrong."""
+    result = score([False] * 9, ["rule-letter"] * 9)
+    assert result.overall == 0.0  # type: ignore[attr-defined]
+    ci = result.overall_ci  # type: ignore[attr-defined]
+    # Clopper-Pearson, 0 of 3: [0, 1 - 0.025^(1/3)].
+    assert (ci.low, ci.n, ci.method) == (0.0, 3, "clopper-pearson")
+    assert ci.high == pytest.approx(1 - 0.025 ** (1 / 3), rel=1e-12)
+    assert result.overall_ci95 == (ci.low, ci.high)  # type: ignore[attr-defined]
+    assert result.vanilla_ci.n == 3 and result.vanilla_ci.high > 0.5  # type: ignore[attr-defined]
+
+
+def test_every_breakdown_has_its_interval() -> None:
+    correct = [True, True, True, True, False, True, True, True, True]
+    result = score(correct, ["rule-letter"] * 9)
+    # FP-S: groups 1 and 3, both right; CP: both right of 2 -> [0.025^(1/2), 1]. CP: group 2, wrong.
+    fps, cp = result.l2_ci["FP-S"], result.l2_ci["CP"]  # type: ignore[attr-defined]
+    assert (fps.n, fps.high) == (2, 1.0) and fps.low == pytest.approx(0.025 ** 0.5, rel=1e-12)
+    assert (cp.n, cp.low) == (1, 0.0) and cp.high == pytest.approx(0.975, rel=1e-12)
+    assert set(result.category_ci) == {"image_scene", "ocr"}  # type: ignore[attr-defined]
+    assert result.split_ci["dev"].n == 3  # type: ignore[attr-defined]

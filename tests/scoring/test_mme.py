@@ -5,10 +5,12 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from mmgauge.benchmarks.mme.official import read_results_folder
 from mmgauge.scoring.mme import COGNITION, PERCEPTION, MMEItem, score_mme
+from mmgauge.stats.proportion import proportion_interval
 
 TEMPLATE = Path(__file__).resolve().parents[1] / "fixtures" / "mme" / "official_template"
 
@@ -105,5 +107,61 @@ def test_always_yes_on_the_official_template(tmp_path: Path) -> None:
         assert (score.acc, score.acc_plus, score.yes_ratio, score.other) == (50.0, 0.0, 1.0, 0), name
     assert (result.perception.score, result.cognition.score) == (500.0, 200.0)
     assert not result.perception.partial and not result.cognition.partial
-    # every resample gives the same score: the interval collapses onto it
-    assert result.perception.ci_low == result.perception.ci_high == 500.0
+    # Every resample gives the same score, so the bare percentile bootstrap collapsed onto 500 (the former
+    # pinned result). The interval is now the MOVER floor of the Clopper-Pearson intervals: per subtask acc
+    # (50%) and acc+ (0%) move together (correlation taken as 1, since neither varies), subtasks add in
+    # quadrature.
+    down = up = 0.0
+    for name in PERCEPTION:
+        s = result.subtasks[name]
+        acc = proportion_interval(s.questions // 2, s.questions).scaled(100)
+        plus = proportion_interval(0, s.images).scaled(100)
+        down += (50 - acc.low) ** 2
+        up += (acc.high - 50 + plus.high) ** 2
+    ci = result.perception.ci
+    assert ci is not None and ci.n == 1057 and ci.unit == "images"
+    assert ci.low == pytest.approx(500 - math.sqrt(down), abs=1e-9)
+    assert ci.high == pytest.approx(500 + math.sqrt(up), abs=1e-9)
+    assert (result.perception.ci_low, result.perception.ci_high) == (ci.low, ci.high)
+
+
+def test_ten_questions_all_right_give_an_honest_interval_not_a_point() -> None:
+    """The case that used to print `100.00-100.00`: 5 images, all 10 questions right."""
+    items = [item for i in range(5) for item in pair("code_reasoning", str(i), "yes", "no")]
+    result = score_mme(items, parser="official")
+    s = result.subtasks["code_reasoning"]
+    assert (s.acc, s.acc_plus, s.score) == (100.0, 100.0, 200.0)
+    assert s.acc_ci is not None and s.acc_plus_ci is not None and s.score_ci is not None
+    # Clopper-Pearson, 10 of 10: [0.025^(1/10), 1]; 5 of 5 images: [0.025^(1/5), 1].
+    assert (s.acc_ci.high, s.acc_ci.n, s.acc_ci.unit) == (100.0, 10, "questions")
+    assert s.acc_ci.low == pytest.approx(100 * 0.025 ** (1 / 10), rel=1e-12)
+    assert s.acc_plus_ci.low == pytest.approx(100 * 0.025 ** (1 / 5), rel=1e-12) and s.acc_plus_ci.n == 5
+    # The bootstrap never varies, so acc and acc+ count as fully correlated: their distances add up.
+    expected_low = 200 - (100 - s.acc_ci.low) - (100 - s.acc_plus_ci.low)
+    assert (s.score_ci.low, s.score_ci.high) == (pytest.approx(expected_low, rel=1e-12), 200.0)
+    cognition = result.cognition.ci
+    assert cognition is not None and cognition.high == 200.0 and cognition.low == s.score_ci.low
+    assert cognition.n == 5 and cognition.method == "bootstrap-images+mover-clopper-pearson"
+
+
+def test_composite_interval_follows_the_bootstrap_where_data_vary() -> None:
+    """On 200 images of varied outcomes the floor adds little: the interval is close to normal theory."""
+    rng = np.random.default_rng(0)
+    items = [MMEItem("scene", str(i), truth, truth if rng.random() < 0.8 else "other")
+             for i in range(200) for truth in ("yes", "no")]
+    items = [MMEItem(i.subtask, i.image, i.truth, None if i.answer == "other" else i.answer) for i in items]
+    result = score_mme(items, parser="official", resamples=4000)
+    s = result.subtasks["scene"]
+    assert s.score_ci is not None
+    per_image = np.array([[q.answer == q.truth for q in items[2 * i: 2 * i + 2]] for i in range(200)])
+    contribution = 100 * (per_image.mean(axis=1) + per_image.all(axis=1))  # image's share of the score
+    half = 1.96 * contribution.std() / math.sqrt(200)
+    assert s.score_ci.low < s.score < s.score_ci.high
+    assert (s.score_ci.high - s.score_ci.low) / 2 == pytest.approx(half, rel=0.12)
+
+
+def test_no_resamples_means_no_composite_intervals_but_proportion_ones() -> None:
+    items = [item for i in range(5) for item in pair("OCR", str(i), "yes", "yes")]
+    result = score_mme(items, parser="official", resamples=0)
+    assert result.perception.ci is None and result.perception.ci_low is None
+    assert result.subtasks["OCR"].score_ci is None and result.subtasks["OCR"].acc_ci is not None

@@ -55,11 +55,12 @@ def score_mmbench(
 
 
 def _text(result: MMBenchResult, judge: Judge | None) -> str:
-    low, high = result.overall_ci95 or (0.0, 0.0)
+    overall = f"  ({result.overall_ci.text(100)})" if result.overall_ci is not None else ""
+    vanilla = f"{result.vanilla_ci.text(100)}; " if result.vanilla_ci is not None else ""
     lines = [
         f"MMBench (CircularEval) over {result.n_groups} questions, {result.rows} rows",
-        f"  overall   {result.overall_pct:6.2f}%  (95% CI {100 * low:.2f}-{100 * high:.2f})",
-        f"  vanilla   {result.vanilla_pct:6.2f}%  (first copy only)",
+        f"  overall   {result.overall_pct:6.2f}%{overall}",
+        f"  vanilla   {result.vanilla_pct:6.2f}%  ({vanilla}first copy only)",
     ]
     tables = (("L2", result.l2_pct), ("category", result.category_pct), ("split", result.split_pct))
     for title, values in tables:

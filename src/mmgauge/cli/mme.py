@@ -85,7 +85,7 @@ def _notes(result: MMEResult) -> list[str]:
 
 
 def _total_cell(total: Total) -> str:
-    ci = "" if total.ci_low is None else f"  [{total.ci_low:.2f}, {total.ci_high:.2f}]"
+    ci = "" if total.ci is None else f"  ({total.ci.text()})"
     return f"{total.score:.2f} / {total.max:.0f}{ci}{' partial' if total.partial else ''}"
 
 

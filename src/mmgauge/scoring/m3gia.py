@@ -12,11 +12,14 @@ not on its scale and no GIA is computed for them; the result says why. The GIA i
 
 Failed requests are not scored (they are counted in `failed`); answers no rule or judge could read count
 wrong.
+
+The overall accuracy of a language gets a Clopper-Pearson interval over its questions (docs/statistics.md);
+with several rounds each question counts with its share of right rounds (a fractional count, which the
+exact interval's beta form takes as it is and which makes it conservative).
 """
 
 from __future__ import annotations
 
-import zlib
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -28,6 +31,7 @@ from pydantic import BaseModel
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import SampleRecord
 from mmgauge.scoring.m3gia_gia import QUESTION_TYPE_TO_COLUMN, compute_gia, question_counts
+from mmgauge.stats.proportion import Interval, proportion_interval
 
 #: The 18 question types as the release spells them ("Number Seres" included), in question-id order.
 TYPES: tuple[str, ...] = (
@@ -95,9 +99,11 @@ class LanguageScores(BaseModel):
     questions: int
     rounds: int
     overall: Stat
-    #: 95% percentile bootstrap interval of the overall accuracy, resampling questions (each question's
-    #: correctness averaged over its rounds first); seeded, so a re-score gives the same interval.
+    #: The ends of `overall_ci`. Since the statistics rework: Clopper-Pearson over the questions (each
+    #: question's correctness averaged over its rounds first), no longer a percentile bootstrap.
     overall_ci95: tuple[float, float] | None = None
+    #: 95% interval of the overall accuracy with its n (questions) and method.
+    overall_ci: Interval | None = None
     types: dict[str, Stat]
     clusters: dict[str, Stat]
     factors: dict[str, Stat]
@@ -132,7 +138,10 @@ BOOTSTRAP_RESAMPLES = 2000
 
 
 def bootstrap_ci95(per_question: np.ndarray, seed: int) -> tuple[float, float] | None:
-    """Percentile interval of the mean of `per_question` over resampled questions (None without data)."""
+    """Percentile interval of the mean of `per_question` over resampled questions (None without data).
+
+    No longer used by the scorer (it collapses to a point at 0% and 100%); kept for callers.
+    """
     n = per_question.size
     if n == 0:
         return None
@@ -141,6 +150,17 @@ def bootstrap_ci95(per_question: np.ndarray, seed: int) -> tuple[float, float] |
     means = per_question[draws].mean(axis=1)
     low, high = np.quantile(means, [0.025, 0.975])
     return float(low), float(high)
+
+
+def accuracy_interval(per_question: np.ndarray) -> Interval | None:
+    """Clopper-Pearson interval of the mean of per-question scores in [0, 1] (None without questions)."""
+    n = int(per_question.size)
+    if n == 0:
+        return None
+    right = float(per_question.sum())
+    # One round gives whole counts; summing several rounds' shares can leave rounding dust around them.
+    right = float(round(right)) if abs(right - round(right)) < 1e-9 else min(max(right, 0.0), float(n))
+    return proportion_interval(right, n, unit="questions")
 
 
 def stat(values: Sequence[float]) -> Stat:
@@ -242,12 +262,12 @@ def _language_scores(language: str, frame: pd.DataFrame) -> tuple[LanguageScores
     scores = LanguageScores(
         questions=int(frame["question_id"].nunique()), rounds=len(rounds), overall=stat(
             [s["overall"] for s in per_round]),
-        overall_ci95=bootstrap_ci95(frame.groupby("question_id")["correct"].mean().to_numpy(dtype=float),
-                                    seed=zlib.crc32(language.encode())),
+        overall_ci=accuracy_interval(frame.groupby("question_id")["correct"].mean().to_numpy(dtype=float)),
         types=_stats(per_round, "type", TYPES), clusters=_stats(per_round, "cluster", CLUSTERS),
         factors=_stats(per_round, "factor", FACTORS), counts=_stats(per_round, "count", COUNT_COLUMNS),
         complete=complete,
     )
+    scores.overall_ci95 = scores.overall_ci.bounds() if scores.overall_ci else None
     if complete:
         scores.gia = _gia(language, per_round)
     else:

@@ -7,6 +7,9 @@ uses the first copy (k = 0) of each group only. Unresolved answers and answers c
 (predictions files from other tools) count wrong, and the result says how many there were, so a judge-less
 run never hides what exact matching could not read. A group with a request that failed in this toolkit's
 own run is not scored at all (`pending_groups`): the next run retries it.
+
+Every accuracy (circular, vanilla, per L2 ability, category and split) gets a Clopper-Pearson interval over
+its question groups (docs/statistics.md): exact, and never a point at 0% or 100%.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, Field
+
+from mmgauge.stats.proportion import Interval, proportion_interval
 
 L2_ABBREVIATIONS: Final[dict[str, str]] = {
     "coarse_perception": "CP",
@@ -35,14 +40,24 @@ BREAKDOWNS: Final[dict[str, str]] = {"l2-category": "L2", "category": "category"
 
 
 class MMBenchResult(BaseModel):
-    """Accuracies are in [0, 1]; the `_pct` twins are the same numbers in percent, rounded to 2 decimals."""
+    """Accuracies are in [0, 1]; the `_pct` twins are the same numbers in percent, rounded to 2 decimals.
+
+    Intervals are in [0, 1] too. `overall_ci95` / `vanilla_ci95` are the ends of `overall_ci` / `vanilla_ci`
+    (since the statistics rework: Clopper-Pearson, no longer a percentile bootstrap).
+    """
 
     overall: float | None = None
     overall_pct: float | None = None
     overall_ci95: tuple[float, float] | None = None
+    overall_ci: Interval | None = None
     vanilla: float | None = None
     vanilla_pct: float | None = None
     vanilla_ci95: tuple[float, float] | None = None
+    vanilla_ci: Interval | None = None
+    #: Clopper-Pearson intervals per L2 ability, category and split (n = question groups with that label).
+    l2_ci: dict[str, Interval] = Field(default_factory=dict)
+    category_ci: dict[str, Interval] = Field(default_factory=dict)
+    split_ci: dict[str, Interval] = Field(default_factory=dict)
     l2: dict[str, float] = Field(default_factory=dict)
     l2_pct: dict[str, float] = Field(default_factory=dict)
     category: dict[str, float] = Field(default_factory=dict)
@@ -134,9 +149,21 @@ def _by_label(right: npt.NDArray[np.float64], labels: npt.NDArray[np.object_]) -
     return {str(name): float(mean) for name, mean in means if name}
 
 
+def _ci_by_label(right: npt.NDArray[np.float64], labels: npt.NDArray[np.object_]) -> dict[str, Interval]:
+    """Clopper-Pearson interval of the share of right groups per label (unlabelled groups left out)."""
+    names, codes = np.unique(labels.astype(str), return_inverse=True)
+    sums = np.bincount(codes, weights=right, minlength=len(names))
+    sizes = np.bincount(codes, minlength=len(names))
+    return {str(name): proportion_interval(int(k), int(n), unit="question groups")
+            for name, k, n in zip(names.tolist(), sums.tolist(), sizes.tolist(), strict=True) if name}
+
+
 def bootstrap_ci(right: int, total: int, seed: int,
                  resamples: int = BOOTSTRAP_RESAMPLES) -> tuple[float, float]:
     """95% percentile bootstrap interval of a share of right groups.
+
+    No longer used by the scorer (it collapses to a point at 0% and 100%; the scorer uses Clopper-Pearson);
+    kept for callers of this function.
 
     Resampling n outcomes that are 0 or 1 with replacement gives a Binomial(n, right / n) count of ones, so
     resamples are drawn from that binomial directly: the same distribution, without an n x resamples matrix.
@@ -167,6 +194,7 @@ def score_columns(
 
     `request_failed` marks copies whose request failed in this toolkit's run: their groups are not scored.
     `not_judged` marks unresolved copies the judge was never asked about (their group was already wrong).
+    `seed` no longer changes anything here (the intervals are exact); it stays for existing callers.
     """
     methods = np.asarray(method, dtype=object)
     extraction = dict(Counter(methods.tolist()).most_common())
@@ -206,16 +234,21 @@ def score_columns(
     overall = float(right_f.mean())
     result.overall = overall
     result.overall_pct = round(100 * overall, 2)
-    result.overall_ci95 = bootstrap_ci(int(right.sum()), total, seed)
+    result.overall_ci = proportion_interval(int(right.sum()), total, unit="question groups")
+    result.overall_ci95 = result.overall_ci.bounds()
     result.vanilla = float(vanilla.mean())
     result.vanilla_pct = round(100 * result.vanilla, 2)
-    result.vanilla_ci95 = bootstrap_ci(int(vanilla.sum()), total, seed + 1)
+    result.vanilla_ci = proportion_interval(int(vanilla.sum()), total, unit="question groups")
+    result.vanilla_ci95 = result.vanilla_ci.bounds()
     l2_names = np.array([L2_ABBREVIATIONS.get(str(name), str(name)) for name in l2[keep][first]],
                         dtype=object)
     labels = {"l2-category": l2_names, "category": category[keep][first], "split": split[keep][first]}
     result.l2 = _by_label(right_f, labels["l2-category"])
     result.category = _by_label(right_f, labels["category"])
     result.split = _by_label(right_f, labels["split"])
+    result.l2_ci = _ci_by_label(right_f, labels["l2-category"])
+    result.category_ci = _ci_by_label(right_f, labels["category"])
+    result.split_ci = _ci_by_label(right_f, labels["split"])
     result.unlabelled = {column: int(count) for column, values in labels.items()
                          if (count := (values == "").sum())}
     result.l2_pct, result.category_pct, result.split_pct = _pct(result.l2), _pct(result.category), _pct(

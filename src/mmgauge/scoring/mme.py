@@ -9,6 +9,12 @@ score = acc + acc+; perception = sum of 10 subtask scores (max 2000), cognition 
 A question whose request failed is not scored: it is counted in `failed`, its subtask is `complete=False`, acc
 is over the answered questions and acc+ over the images whose two questions were both answered. Totals are
 marked `partial` and name the subtasks missing (nothing scorable) or incomplete (some requests failed).
+
+Intervals (docs/statistics.md): acc and acc+ get Clopper-Pearson intervals (n = answered questions, fully
+answered images); a subtask score and the totals get a bootstrap over images, widened where needed to the
+MOVER combination of those proportion intervals, so that all-right or all-wrong subtasks never give a
+zero-width interval. The bootstrap draws multinomial counts of the five per-image outcome types, so it
+costs the same for 30 images or a million.
 """
 
 from __future__ import annotations
@@ -18,9 +24,20 @@ from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
+import numpy.typing as npt
 from pydantic import BaseModel, Field
 
 from mmgauge.core.types import SCHEMA_VERSION
+from mmgauge.stats.composite import (
+    Spread,
+    draws_correlation,
+    hull_with_floor,
+    mover_independent,
+    mover_pair,
+    percentile_bounds,
+    resample_type_counts,
+)
+from mmgauge.stats.proportion import Interval, proportion_interval
 
 PERCEPTION: Final[tuple[str, ...]] = (
     "existence", "count", "position", "color", "posters", "celebrity", "scene", "landmark", "artwork", "OCR",
@@ -37,6 +54,14 @@ RELEASE_QUESTIONS: Final[dict[str, int]] = {
 }
 DEFAULT_RESAMPLES: Final = 1000
 DEFAULT_SEED: Final = 0
+#: Method name of the composite intervals (subtask score, totals).
+COMPOSITE_METHOD: Final = "bootstrap-images+mover-clopper-pearson"
+# The five outcome types of an image with at least one answered question: (answered, right) =
+# (1, 0), (1, 1), (2, 0), (2, 1), (2, 2). Per type: answered and right questions, fully answered, both right.
+_TYPE_ANSWERED: Final = np.array([1, 1, 2, 2, 2], dtype=np.int64)
+_TYPE_RIGHT: Final = np.array([0, 1, 0, 1, 2], dtype=np.int64)
+_TYPE_FULL: Final = np.array([0, 0, 1, 1, 1], dtype=np.int64)
+_TYPE_BOTH: Final = np.array([0, 0, 0, 0, 1], dtype=np.int64)
 
 
 @dataclass(frozen=True)
@@ -64,13 +89,23 @@ class SubtaskScore(BaseModel):
     failed: int = 0
     complete: bool = True
     methods: dict[str, int] = Field(default_factory=dict)
+    #: Clopper-Pearson interval of acc in percent; n = answered questions.
+    acc_ci: Interval | None = None
+    #: Clopper-Pearson interval of acc+ in percent; n = images with both questions answered.
+    acc_plus_ci: Interval | None = None
+    #: Interval of the score (0-200): image bootstrap widened to the MOVER floor; n = scored images.
+    score_ci: Interval | None = None
 
 
 class Total(BaseModel):
     score: float
     max: float
+    #: The ends of `ci` (kept for readers of older results; since the statistics rework they are the
+    #: image bootstrap widened to the MOVER floor, not the bare percentile bootstrap).
     ci_low: float | None = None
     ci_high: float | None = None
+    #: The interval with its n (scored images) and method.
+    ci: Interval | None = None
     partial: bool = False
     missing: list[str] = Field(default_factory=list)
     incomplete: list[str] = Field(default_factory=list)
@@ -121,6 +156,12 @@ class _Images:
     def both(self) -> np.ndarray:
         both: np.ndarray = (self.right == 2) & (self.answered == 2)
         return both
+
+    def type_counts(self) -> npt.NDArray[np.int64]:
+        """How many images fall into each of the five outcome types (`_TYPE_*` order)."""
+        codes = np.bincount(self.answered * 3 + self.right, minlength=9)
+        counts: npt.NDArray[np.int64] = codes[[3, 4, 6, 7, 8]].astype(np.int64)
+        return counts
 
 
 def _group(items: Sequence[MMEItem]) -> dict[str, dict[str, list[MMEItem]]]:
@@ -178,28 +219,60 @@ def _yes_ratio(scored: Sequence[MMEItem]) -> float:
     return yes / read if read else 0.0
 
 
-def _resample(images: _Images, rng: np.random.Generator, resamples: int) -> np.ndarray:
-    """Scores of one subtask over `resamples` bootstrap draws of its images (with replacement)."""
-    n = len(images.answered)
-    idx = rng.integers(0, n, size=(resamples, n))
-    answered = images.answered[idx].sum(axis=1)
-    right = images.right[idx].sum(axis=1)
-    full = images.full[idx].sum(axis=1)
-    both = images.both[idx].sum(axis=1)
+def _with_proportion_intervals(score: SubtaskScore, images: _Images, level: float) -> SubtaskScore:
+    right, answered = int(images.right.sum()), int(images.answered.sum())
+    both, full = int(images.both.sum()), int(images.full.sum())
+    return score.model_copy(update={
+        "acc_ci": proportion_interval(right, answered, level=level, unit="questions").scaled(100),
+        "acc_plus_ci": proportion_interval(both, full, level=level, unit="images").scaled(100),
+    })
+
+
+def _resample(images: _Images, rng: np.random.Generator, resamples: int) -> tuple[np.ndarray, np.ndarray]:
+    """acc and acc+ (percent) of one subtask over `resamples` bootstrap draws of its images."""
+    counts = resample_type_counts(images.type_counts(), resamples, rng)
+    answered, right = counts @ _TYPE_ANSWERED, counts @ _TYPE_RIGHT
+    full, both = counts @ _TYPE_FULL, counts @ _TYPE_BOTH
     # An incomplete subtask may draw no fully answered image; its acc+ then counts as 0 for that draw.
-    acc_plus = np.divide(both, full, out=np.zeros(resamples), where=full > 0)
-    acc = np.divide(right, answered, out=np.zeros(resamples), where=answered > 0)
-    result: np.ndarray = (acc + acc_plus) * 100
-    return result
+    acc_plus = np.divide(both, full, out=np.zeros(resamples), where=full > 0) * 100
+    acc = np.divide(right, answered, out=np.zeros(resamples), where=answered > 0) * 100
+    return acc, acc_plus
+
+
+@dataclass
+class _Draws:
+    """One subtask's bootstrap score draws and the MOVER floor of its score."""
+
+    scores: np.ndarray
+    floor: Spread
+    images: int
+
+
+def _subtask_draws(
+    name: str, score: SubtaskScore, images: _Images, resamples: int, seed: int
+) -> _Draws:
+    # One generator per subtask, keyed by its place in the fixed list: a subtask's draws do not depend on
+    # which other subtasks happen to be present.
+    rng = np.random.default_rng([seed, SUBTASKS.index(name)])
+    acc, acc_plus = _resample(images, rng, resamples)
+    assert score.acc_ci is not None and score.acc_plus_ci is not None
+    floor = mover_pair(
+        Spread.around(score.acc, *score.acc_ci.bounds()),
+        Spread.around(score.acc_plus, *score.acc_plus_ci.bounds()),
+        draws_correlation(acc, acc_plus),
+    )
+    return _Draws(scores=acc + acc_plus, floor=floor, images=len(images.answered))
+
+
+def _composite(
+    estimate: float, draws: np.ndarray, floor: Spread, top: float, n: int, level: float
+) -> Interval:
+    low, high = hull_with_floor(estimate, percentile_bounds(draws, level), floor, (0.0, top))
+    return Interval(low=low, high=high, n=n, method=COMPOSITE_METHOD, level=level, unit="images")
 
 
 def _total(
-    names: tuple[str, ...],
-    scores: dict[str, SubtaskScore],
-    images: dict[str, _Images],
-    resamples: int,
-    seed: int,
-    level: float,
+    names: tuple[str, ...], scores: dict[str, SubtaskScore], draws: dict[str, _Draws], level: float
 ) -> Total:
     present = [n for n in names if n in scores]
     missing = [n for n in names if n not in scores]
@@ -211,16 +284,12 @@ def _total(
         missing=missing,
         incomplete=incomplete,
     )
-    if present and resamples > 0:
-        draws = np.zeros(resamples)
-        for n in present:
-            # One generator per subtask, keyed by its place in the fixed list: a subtask's draws do not
-            # depend on which other subtasks happen to be present.
-            rng = np.random.default_rng([seed, SUBTASKS.index(n)])
-            draws += _resample(images[n], rng, resamples)
-        tail = (1 - level) / 2 * 100
-        low, high = np.percentile(draws, [tail, 100 - tail])
-        total.ci_low, total.ci_high = float(low), float(high)
+    if present and all(n in draws for n in present):
+        summed = np.sum([draws[n].scores for n in present], axis=0)
+        floor = mover_independent([draws[n].floor for n in present])
+        images = sum(draws[n].images for n in present)
+        total.ci = _composite(total.score, summed, floor, 200.0 * len(present), images, level)
+        total.ci_low, total.ci_high = total.ci.bounds()
     return total
 
 
@@ -240,11 +309,18 @@ def score_mme(
     for name in SUBTASKS:
         scored = _score_subtask(groups[name]) if name in groups else None
         if scored is not None:
-            scores[name], images[name] = scored
+            scores[name] = _with_proportion_intervals(scored[0], scored[1], level)
+            images[name] = scored[1]
+    draws: dict[str, _Draws] = {}
+    if resamples > 0:
+        for name, score in scores.items():
+            draws[name] = _subtask_draws(name, score, images[name], resamples, seed)
+            scores[name].score_ci = _composite(
+                score.score, draws[name].scores, draws[name].floor, 200.0, draws[name].images, level)
     return MMEResult(
         parser=parser,
-        perception=_total(PERCEPTION, scores, images, resamples, seed, level),
-        cognition=_total(COGNITION, scores, images, resamples, seed, level),
+        perception=_total(PERCEPTION, scores, draws, level),
+        cognition=_total(COGNITION, scores, draws, level),
         subtasks=scores,
         questions=sum(s.questions for s in scores.values()),
         failed=failed,

@@ -158,3 +158,17 @@ def test_run_on_the_sample_through_the_command_line(tmp_path: Path, cli: Any) ->
     assert scores["result"]["languages"] == ["english", "chinese"]
     headline = dict((row[0], row[1]) for row in scores["headline"])
     assert headline["M3GIA english GIA"].startswith("not computed")
+
+
+def test_summary_prints_overall_with_interval_and_n() -> None:
+    from mmgauge.benchmarks.m3gia.data import factor_table
+    from mmgauge.scoring.m3gia import Item, score_items
+
+    truths, factors = answer_table("english"), factor_table("english")
+    result = score_items([Item("english", qid, truths[qid].question_type, factors[qid], 0, True)
+                          for qid in ("1", "2", "16", "151")])
+    rows = dict(M3GIABenchmark().summary(result))
+    ci = result.per_language["english"].overall_ci
+    assert ci is not None
+    # 4 of 4 right: the exact interval [0.025^(1/4), 1] = [39.8%, 100%], not a point.
+    assert rows["M3GIA english overall"] == "100.0% (95% CI 39.8-100.0, n=4), 1 rounds"

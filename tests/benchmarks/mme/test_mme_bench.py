@@ -122,3 +122,14 @@ def test_failed_requests_make_the_subtask_incomplete(tmp_path: Path) -> None:
     summary = dict(bench.summary(result))
     assert "incomplete color" in summary["MME perception partial"]
     assert summary["MME failed requests"] == "1 (not scored)"
+
+
+def test_summary_prints_each_total_with_its_interval_and_n() -> None:
+    from mmgauge.scoring.mme import MMEItem, score_mme
+
+    items = [MMEItem("code_reasoning", str(i), truth, truth) for i in range(5) for truth in ("yes", "no")]
+    summary = dict(MMEBenchmark().summary(score_mme(items, parser="official")))
+    ci = score_mme(items, parser="official").cognition.ci
+    assert ci is not None
+    assert summary["MME cognition"] == f"200.00 / 800 (95% CI {ci.low:.2f}-200.00, n=5) partial"
+    assert ci.low < 150  # 10 questions all right: far from certain

@@ -144,11 +144,10 @@ class MMBenchBenchmark(Benchmark[MMBenchOptions, MMBenchResult]):
 
     def summary(self, result: MMBenchResult) -> list[tuple[str, str]]:
         rows: list[tuple[str, str]] = []
-        if result.overall_pct is not None and result.overall_ci95 is not None:
-            low, high = (round(100 * value, 2) for value in result.overall_ci95)
-            rows.append(("MMBench circular", f"{result.overall_pct:.2f}% (95% CI {low:.2f}-{high:.2f}), "
-                                             f"{result.n_groups} questions"))
-            rows.append(("MMBench vanilla", f"{result.vanilla_pct:.2f}%"))
+        if result.overall_pct is not None and result.overall_ci is not None:
+            rows.append(("MMBench circular", f"{result.overall_pct:.2f}% ({result.overall_ci.text(100)})"))
+            vanilla = f" ({result.vanilla_ci.text(100)})" if result.vanilla_ci is not None else ""
+            rows.append(("MMBench vanilla", f"{result.vanilla_pct:.2f}%{vanilla}"))
             rows.extend((f"MMBench {name}", f"{pct:.2f}%") for name, pct in result.l2_pct.items())
         counts = ", ".join(f"{name} {count}" for name, count in sorted(result.extraction.items()))
         rows.append(("MMBench extraction", counts))

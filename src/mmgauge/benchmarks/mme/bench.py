@@ -153,8 +153,8 @@ async def _ask_judge(judge: Judge, question: str, answer: str) -> Extraction:
 
 def _total_text(total: Total) -> str:
     text = f"{total.score:.2f} / {total.max:.0f}"
-    if total.ci_low is not None and total.ci_high is not None:
-        text += f" (95% CI {total.ci_low:.2f}-{total.ci_high:.2f})"
+    if total.ci is not None:
+        text += f" ({total.ci.text()})"
     return text + (" partial" if total.partial else "")
 
 
