@@ -1,8 +1,13 @@
-"""Backends by name, imported only when used so that optional dependencies stay optional."""
+"""Backends by name, imported only when used so that optional dependencies stay optional.
+
+Installed packages add backends through the entry point group `mmgauge.backends` (name -> "module:Class");
+their specs are `NAME:MODEL@URL` or `NAME:PATH` (see `spec.py`).
+"""
 
 from __future__ import annotations
 
 import importlib
+from importlib.metadata import entry_points
 from typing import Any
 
 from pydantic import ValidationError
@@ -29,12 +34,29 @@ BACKENDS: dict[str, tuple[str, str]] = {
 }
 
 
+ENTRY_POINT_GROUP = "mmgauge.backends"
+
+
+def plugin_backends() -> dict[str, str]:
+    """name -> "module:Class" of the backends installed packages register (built-in names win)."""
+    return {entry.name: entry.value for entry in entry_points(group=ENTRY_POINT_GROUP)
+            if entry.name not in BACKENDS}
+
+
 def backend_class(name: str) -> type[Backend]:
     entry = BACKENDS.get(name)
-    if entry is None:
-        raise UserError(f"unknown backend '{name}'; known: {', '.join(sorted(BACKENDS))}", field="--model")
-    module_name, class_name = entry[0].split(":")
-    cls: type[Backend] = getattr(importlib.import_module(module_name), class_name)
+    target = entry[0] if entry is not None else plugin_backends().get(name)
+    if target is None:
+        known = ", ".join(sorted({*BACKENDS, *plugin_backends()}))
+        raise UserError(f"unknown backend '{name}'; known: {known}", field="--model")
+    module_name, _, class_name = target.partition(":")
+    try:
+        cls: Any = getattr(importlib.import_module(module_name), class_name)
+    except (ImportError, AttributeError) as error:
+        message = f"backend '{name}' cannot be loaded from {target}: {error}"
+        raise UserError(message, field="--model") from None
+    if not (isinstance(cls, type) and issubclass(cls, Backend)):
+        raise UserError(f"{target} (backend '{name}') is not an mmgauge Backend class", field="--model")
     return cls
 
 

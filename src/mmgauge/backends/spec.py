@@ -12,6 +12,7 @@ Grammar (case-sensitive backend names):
     replay:FILE                   answers read from a predictions file (TSV, XLSX, JSONL or a run's
                                   samples.jsonl)
     mock[:TEXT]                   answers TEXT (default "yes") instantly: smoke tests, overhead benchmarks
+    NAME:MODEL@URL | NAME:PATH    a backend an installed package registers (entry point `mmgauge.backends`)
     FILE.yaml | FILE.yml | FILE.json
                                   a model config file with the fields of ModelSpec (backend, model, base_url,
                                   path, api_key_env, options) and optionally a `settings` mapping
@@ -65,11 +66,26 @@ def parse_spec(text: str) -> tuple[ModelSpec, dict[str, Any]]:
         if not rest:
             raise UserError(f"'{text}' needs a model: vllm:PATH_OR_REPO_ID", field="--model")
         return ModelSpec(backend="vllm", path=rest), {}
+    plugin = _plugin_spec(backend, rest)
+    if plugin is not None:
+        return plugin, {}
     raise UserError(
         f"unknown model spec '{text}'; use embedded, openai:MODEL@URL, hf:PATH, vllm:PATH, replay:FILE, "
-        "mock[:TEXT] or a .yaml/.json model config file",
+        "mock[:TEXT], an installed plug-in's NAME:..., or a .yaml/.json model config file",
         field="--model",
     )
+
+
+def _plugin_spec(backend: str, rest: str) -> ModelSpec | None:
+    """`NAME:MODEL@URL` or `NAME:PATH` for a backend an installed package registers."""
+    from mmgauge.backends.registry import plugin_backends
+
+    if not rest or backend not in plugin_backends():
+        return None
+    model, at, url = rest.rpartition("@")
+    if at and model and url.startswith(("http://", "https://")):
+        return ModelSpec(backend=backend, model=model, base_url=url)
+    return ModelSpec(backend=backend, model=rest, path=rest)
 
 
 def _load_config_file(path: Path) -> tuple[ModelSpec, dict[str, Any]]:

@@ -15,6 +15,7 @@ from typing import Any, ClassVar, Generic, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from mmgauge.benchmarks.presets import PresetTable
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import Extraction, Message, Sample, SampleRecord
 from mmgauge.extraction.judge import Judge
@@ -23,12 +24,12 @@ from mmgauge.extraction.judge import Judge
 class BenchmarkOptions(BaseModel):
     """Options every benchmark has. A benchmark adds its own in a subclass; unknown keys are errors."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
-    #: Seeds bootstrap intervals, random fallbacks and option shuffling.
     seed: int = 0
-    #: Ask every question this many times (later rounds sample when the temperature is above 0).
+    """Seeds bootstrap intervals, random fallbacks and option shuffling."""
     rounds: int = Field(default=1, ge=1)
+    """Ask every question this many times (later rounds sample when the temperature is above 0)."""
 
 
 class Dataset(BaseModel):
@@ -53,6 +54,8 @@ class Benchmark(ABC, Generic[OptionsT, ResultT]):
     options_type: ClassVar[type[BenchmarkOptions]] = BenchmarkOptions
     #: The model `score` returns; readers of a run folder get the stored result back as this type.
     result_type: ClassVar[type[BaseModel]]
+    #: The prompt wordings it offers through its `prompt` option (`benchmarks/presets.py`), if any.
+    prompt_presets: ClassVar[PresetTable | None] = None
 
     def __init__(self, options: OptionsT | Mapping[str, Any] | None = None) -> None:
         self.options: OptionsT = self.parse_options(options)

@@ -1,36 +1,43 @@
-"""`mmgauge list`: benchmarks and backends."""
+"""`mmgauge list`: benchmarks (with their options and prompt presets) and backends, plug-ins included."""
 
 from __future__ import annotations
 
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
+
+SPEC_GRAMMAR = (
+    "Model specs: embedded | openai:MODEL@URL[|URL2...] | anthropic:MODEL@URL | hf:PATH_OR_REPO_ID | "
+    "vllm:PATH_OR_REPO_ID | replay:FILE | mock[:TEXT] | NAME:MODEL@URL or NAME:PATH (a plug-in) | "
+    "CONFIG.yaml/.json"
+)
 
 
 def register(app: typer.Typer) -> None:
     @app.command("list")
     def list_command() -> None:
-        """List the benchmarks and model backends this installation knows."""
-        import importlib
+        """List the benchmarks (options, prompt presets) and model backends this installation knows."""
+        from mmgauge.api.catalog import list_backends, list_benchmarks
 
-        from mmgauge.backends.registry import BACKENDS
-        from mmgauge.benchmarks.registry import BENCHMARKS
-
-        console = Console()
-        benches = Table(title="Benchmarks", show_lines=False)
-        benches.add_column("name", style="bold")
-        benches.add_column("description")
-        for name, target in sorted(BENCHMARKS.items()):
-            module_name, class_name = target.split(":")
-            cls = getattr(importlib.import_module(module_name), class_name)
-            benches.add_row(name, cls.description)
-        console.print(benches)
+        console = Console(highlight=False)
+        title = "Benchmarks (--bench NAME; options: --set NAME.OPTION=VALUE)"
+        console.print(Text(title, style="bold underline"))
+        for info in list_benchmarks():
+            label = info.name + (" (plug-in)" if info.plugin else "")
+            if info.problem is not None:
+                console.print(Text(f"{label}: cannot be loaded: {info.problem}", style="red"))
+                continue
+            console.print(Text.assemble((label, "bold cyan"), f"  {info.description}"))
+            for option in info.options:
+                console.print(Text(f"    option {option.name} = {option.default}: {option.help}"))
+            for prompt in info.prompts:
+                state = prompt.source if prompt.available else f"unavailable: {prompt.source}"
+                console.print(Text(f"    --prompt {prompt.name}: {state}"))
         backends = Table(title="Model backends (--model)")
         backends.add_column("name", style="bold")
         backends.add_column("description")
-        for name, (_, description) in sorted(BACKENDS.items()):
-            backends.add_row(name, description)
+        for backend in list_backends():
+            backends.add_row(backend.name + (" (plug-in)" if backend.plugin else ""), backend.description)
         console.print(backends)
-        console.print(
-            "Spec grammar: embedded | openai:MODEL@URL | hf:PATH | replay:FILE | mock[:TEXT] | CONFIG.yaml"
-        )
+        console.print(Text(SPEC_GRAMMAR))

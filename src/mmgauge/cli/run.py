@@ -94,6 +94,12 @@ def register(app: typer.Typer) -> None:
         parser: str | None = typer.Option(
             None, "--parser", help="Answer parser where a benchmark offers several (MME: official | words)."
         ),
+        prompt: str | None = typer.Option(
+            None,
+            "--prompt",
+            help="Prompt wording: paper (default) | vlmevalkit | lmms-eval | a template file "
+            "(per benchmark with --set BENCH.prompt=...; see `mmgauge list`).",
+        ),
         rounds: int = typer.Option(1, "--rounds", min=1, help="Ask every question N times (M3GIA)."),
         language: str | None = typer.Option(None, "--language", help="Languages, comma separated (M3GIA)."),
         prompt_language: str | None = typer.Option(
@@ -145,7 +151,7 @@ def register(app: typer.Typer) -> None:
             "parser": parser, "rounds": rounds if rounds != 1 else None,
             "languages": [x.strip() for x in language.split(",")] if language else None,
             "prompt_language": prompt_language, "shuffle_options": shuffle_options or None,
-            "random_fallback": random_fallback or None,
+            "random_fallback": random_fallback or None, "prompt": prompt,
         }
         options: dict[str, Any] = {key: value for key, value in shared.items() if value is not None}
         for name, values in parse_assignments(settings).items():

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mmgauge.benchmarks.base import BenchOptions
-from mmgauge.benchmarks.m3gia.bench import M3GIABenchmark
+from mmgauge.benchmarks.m3gia.bench import M3GIABenchmark, M3GIAOptions
 from mmgauge.benchmarks.m3gia.prompts import PRESETS, TABLE
 from mmgauge.benchmarks.presets import PromptFields
 from mmgauge.core.errors import UserError
@@ -17,7 +16,7 @@ from mmgauge.core.errors import UserError
 
 @pytest.mark.parametrize("native", [False, True])
 def test_paper_preset_messages_equal_the_benchmarks_messages(native: bool, tmp_path: Path) -> None:
-    bench = M3GIABenchmark(BenchOptions(prompt_language="native" if native else None))
+    bench = M3GIABenchmark(M3GIAOptions(prompt_language="native" if native else None))
     dataset = bench.load(bench.sample_data(tmp_path))
     for sample in dataset.samples:
         language = str(sample.metadata["language"]) if native else "english"

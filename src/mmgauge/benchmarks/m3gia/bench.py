@@ -21,8 +21,10 @@ from typing import Any, ClassVar, Final
 
 from mmgauge.benchmarks.base import Benchmark, BenchmarkOptions, Dataset
 from mmgauge.benchmarks.m3gia.data import LANGUAGES, Question, language_name, load_questions, release_bytes
-from mmgauge.benchmarks.m3gia.prompts import NATIVE, build_prompt, prompt_language, question_text
+from mmgauge.benchmarks.m3gia.prompts import NATIVE, prompt_language, question_text
+from mmgauge.benchmarks.m3gia.prompts import TABLE as PROMPTS
 from mmgauge.benchmarks.m3gia.sample import write_sample
+from mmgauge.benchmarks.presets import PresetTable, PromptFields
 from mmgauge.core.types import Extraction, ImageRef, Message, Sample, SampleRecord
 from mmgauge.extraction.choice import judge_choice, random_choice
 from mmgauge.extraction.judge import Judge
@@ -43,14 +45,16 @@ def sample_id(question: Question) -> str:
 
 
 class M3GIAOptions(BenchmarkOptions):
-    #: Languages to evaluate (names or codes); by default every language the data holds.
     languages: list[str] | None = None
-    #: The prompt template's language: english (default), native (each question's own) or a language.
+    """Languages to evaluate (names or codes); by default every language the data holds."""
     prompt_language: str | None = None
-    #: Show the options in a seeded order per round (with `rounds` > 1), mapping answers back.
+    """The prompt template's language: english (default), native (each question's own) or a language."""
     shuffle_options: bool = False
-    #: Give unresolved answers a seeded random letter (off: counted wrong).
+    """Show the options in a seeded order per round (with `rounds` > 1), mapping answers back."""
     random_fallback: bool = False
+    """Give unresolved answers a seeded random letter (off: counted wrong)."""
+    prompt: str | None = None
+    """The prompt wording: paper (default) or a template file (the toolkits have no M3GIA)."""
 
 
 class M3GIABenchmark(Benchmark[M3GIAOptions, M3GIAResult]):
@@ -60,10 +64,12 @@ class M3GIABenchmark(Benchmark[M3GIAOptions, M3GIAResult]):
     )
     options_type: ClassVar[type[BenchmarkOptions]] = M3GIAOptions
     result_type: ClassVar[type[M3GIAResult]] = M3GIAResult
+    prompt_presets: ClassVar[PresetTable | None] = PROMPTS
 
     def __init__(self, options: M3GIAOptions | Mapping[str, Any] | None = None) -> None:
         super().__init__(options)
         self.prompt_language = prompt_language(self.options.prompt_language)
+        self.prompt = PROMPTS.resolve(self.options.prompt)
         wanted = self.options.languages
         self.languages = [language_name(lang) for lang in wanted] if wanted else None
 
@@ -106,8 +112,8 @@ class M3GIABenchmark(Benchmark[M3GIAOptions, M3GIAResult]):
         if language == NATIVE:
             language = str(sample.metadata["language"])
         hint = str(sample.metadata.get("hint", ""))
-        prompt = build_prompt(sample.question, hint, self.shown_options(sample, round), language)
-        return [Message.user(prompt, sample.images)]
+        fields = PromptFields(sample.question, self.shown_options(sample, round), hint, language)
+        return self.prompt(fields).messages(sample.images)
 
     def extract(self, sample: Sample, text: str, round: int = 0) -> Extraction:
         if not self.options.shuffle_options:

@@ -7,7 +7,7 @@ Records carry the group, copy, labels and answer letter, so scoring needs nothin
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -15,11 +15,13 @@ import numpy as np
 
 from mmgauge.benchmarks.base import Benchmark, BenchmarkOptions, Dataset
 from mmgauge.benchmarks.mmbench.circular import circular_table
-from mmgauge.benchmarks.mmbench.prompts import build_prompt, detect_language, language
+from mmgauge.benchmarks.mmbench.prompts import TABLE as PROMPTS
+from mmgauge.benchmarks.mmbench.prompts import detect_language, language
 from mmgauge.benchmarks.mmbench.resolve import Copy, resolve_copies, was_not_judged
 from mmgauge.benchmarks.mmbench.sample import write_sample
 from mmgauge.benchmarks.mmbench.submission import Submission, write_submission
 from mmgauge.benchmarks.mmbench.tsv import Table, image_refs, load_table
+from mmgauge.benchmarks.presets import PresetTable, PromptFields
 from mmgauge.core.types import Extraction, Message, Sample, SampleRecord
 from mmgauge.extraction.choice import match_choice
 from mmgauge.extraction.judge import Judge
@@ -36,10 +38,12 @@ def load_circular(data: Path, *, need_image: bool = True) -> Table:
 
 
 class MMBenchOptions(BenchmarkOptions):
-    #: The prompt's language (en or cn); by default detected from the questions.
     prompt_language: str | None = None
-    #: Give answers neither the rules nor the judge could read a seeded random letter (off: counted wrong).
+    """The prompt's language (en or cn); by default detected from the questions."""
     random_fallback: bool = False
+    """Give answers neither the rules nor the judge could read a seeded random letter (off: counted wrong)."""
+    prompt: str | None = None
+    """The prompt wording: paper (default), vlmevalkit, lmms-eval, or a template file (see `mmgauge list`)."""
 
 
 class MMBenchBenchmark(Benchmark[MMBenchOptions, MMBenchResult]):
@@ -49,6 +53,11 @@ class MMBenchBenchmark(Benchmark[MMBenchOptions, MMBenchResult]):
     )
     options_type: ClassVar[type[BenchmarkOptions]] = MMBenchOptions
     result_type: ClassVar[type[MMBenchResult]] = MMBenchResult
+    prompt_presets: ClassVar[PresetTable | None] = PROMPTS
+
+    def __init__(self, options: MMBenchOptions | Mapping[str, Any] | None = None) -> None:
+        super().__init__(options)
+        self.prompt = PROMPTS.resolve(self.options.prompt)
 
     def load(self, data: Path) -> Dataset:
         table = load_circular(data)
@@ -81,8 +90,8 @@ class MMBenchBenchmark(Benchmark[MMBenchOptions, MMBenchResult]):
 
     def build_messages(self, sample: Sample, round: int = 0) -> list[Message]:
         lang = self.options.prompt_language or str(sample.metadata.get("language", "en"))
-        prompt = build_prompt(sample.question, sample.options, str(sample.metadata.get("hint", "")), lang)
-        return [Message.user(prompt, sample.images)]
+        fields = PromptFields(sample.question, sample.options, str(sample.metadata.get("hint", "")), lang)
+        return self.prompt(fields).messages(sample.images)
 
     def extract(self, sample: Sample, text: str, round: int = 0) -> Extraction:
         return match_choice(text, sample.options)

@@ -9,8 +9,10 @@ from typing import Any, ClassVar, Final
 
 from mmgauge.benchmarks.base import Benchmark, BenchmarkOptions, Dataset
 from mmgauge.benchmarks.mme.official import records_to_items
+from mmgauge.benchmarks.mme.prompts import TABLE as PROMPTS
 from mmgauge.benchmarks.mme.release import MMEQuestion, load_questions, subtask_folders
 from mmgauge.benchmarks.mme.sample import write_sample
+from mmgauge.benchmarks.presets import PresetTable, PromptFields
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import Extraction, Message, Sample, SampleRecord
 from mmgauge.extraction.judge import Judge, JudgeUnavailable
@@ -32,8 +34,10 @@ def sample_id(question: MMEQuestion) -> str:
 
 
 class MMEOptions(BenchmarkOptions):
-    #: How answers are read: `official` (the official tool's parser, the default) or `words`.
     parser: str | None = None
+    """How answers are read: `official` (the official tool's parser, the default) or `words`."""
+    prompt: str | None = None
+    """The prompt wording: paper (default), vlmevalkit, lmms-eval, or a template file (see `mmgauge list`)."""
 
 
 class MMEBenchmark(Benchmark[MMEOptions, MMEResult]):
@@ -41,6 +45,7 @@ class MMEBenchmark(Benchmark[MMEOptions, MMEResult]):
     description: ClassVar[str] = "MME: 14 perception/cognition subtasks, yes/no pairs, acc + acc+ per subtask"
     options_type: ClassVar[type[BenchmarkOptions]] = MMEOptions
     result_type: ClassVar[type[MMEResult]] = MMEResult
+    prompt_presets: ClassVar[PresetTable | None] = PROMPTS
 
     def __init__(self, options: MMEOptions | Mapping[str, Any] | None = None) -> None:
         super().__init__(options)
@@ -50,6 +55,7 @@ class MMEBenchmark(Benchmark[MMEOptions, MMEResult]):
         if self.parser not in PARSERS:
             raise UserError(f"unknown MME parser '{self.parser}'; choose one of: {', '.join(PARSERS)}",
                             field="--parser")
+        self.prompt = PROMPTS.resolve(self.options.prompt)
 
     def load(self, data: Path) -> Dataset:
         questions = load_questions(data)
@@ -89,8 +95,8 @@ class MMEBenchmark(Benchmark[MMEOptions, MMEResult]):
         return write_sample(directory)
 
     def build_messages(self, sample: Sample, round: int = 0) -> list[Message]:
-        # The question already ends with "Please answer yes or no."; MME's protocol adds nothing.
-        return [Message.user(sample.question, sample.images)]
+        # The question already ends with "Please answer yes or no."; the paper's protocol adds nothing.
+        return self.prompt(PromptFields(sample.question)).messages(sample.images)
 
     def extract(self, sample: Sample, text: str, round: int = 0) -> Extraction:
         return parse_yes_no(text, self.parser)
