@@ -1,4 +1,4 @@
-"""`--data` by path, VLMEvalKit name or Hugging Face id, found in the exact local layouts, never downloaded."""
+"""`--data` by path, VLMEvalKit name or Hugging Face id, found in the exact local layouts, not downloaded."""
 
 from __future__ import annotations
 
@@ -82,14 +82,16 @@ def test_hub_cache_snapshot_by_config_and_split(tmp_path: Path) -> None:
     with pytest.raises(UserError) as caught:
         resolve_data("mmbench", "hf:lmms-lab/MMBench", env=env)
     assert "choose one: hf:lmms-lab/MMBench/cc/test, hf:lmms-lab/MMBench/cn/dev" in str(caught.value)
-    with pytest.raises(UserError, match="choose one: hf:lmms-lab/MMBench/en/dev, hf:lmms-lab/MMBench/en/test"):
+    both = "choose one: hf:lmms-lab/MMBench/en/dev, hf:lmms-lab/MMBench/en/test"
+    with pytest.raises(UserError, match=both):
         resolve_data("mmbench", "hf:lmms-lab/MMBench/en", env=env)
 
 
 def test_hub_cache_location_follows_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     snapshot = mmbench_hub(tmp_path / "home" / "hub")
     wanted = snapshot / "en" / "dev-00000-of-00001.parquet"
-    assert resolve_data("mmbench", "hf:lmms-lab/MMBench/en/dev", env={"HF_HOME": str(tmp_path / "home")}) == wanted
+    home = {"HF_HOME": str(tmp_path / "home")}
+    assert resolve_data("mmbench", "hf:lmms-lab/MMBench/en/dev", env=home) == wanted
     legacy = {"HUGGINGFACE_HUB_CACHE": str(tmp_path / "home" / "hub")}
     assert resolve_data("mmbench", "hf:lmms-lab/MMBench/en/dev", env=legacy) == wanted
     xdg = {"XDG_CACHE_HOME": str(tmp_path / "xdg")}
@@ -101,7 +103,8 @@ def test_hub_cache_location_follows_the_environment(tmp_path: Path, monkeypatch:
 
 
 def test_sharded_split_in_its_own_folder_is_the_folder(tmp_path: Path) -> None:
-    files = {f"data/test-0000{i}-of-00002-{i}a2b3c4d5e6f7.parquet": parquet_bytes(small(f"t{i}")) for i in range(2)}
+    files = {f"data/test-0000{i}-of-00002-{i}a2b3c4d5e6f7.parquet": parquet_bytes(small(f"t{i}"))
+             for i in range(2)}
     snapshot = write_hub_dataset(tmp_path, "lmms-lab/MME", files)
     found = resolve_data("mme", "hf:lmms-lab/MME", env={"HF_HUB_CACHE": str(tmp_path)})
     assert found == snapshot / "data"
@@ -109,7 +112,7 @@ def test_sharded_split_in_its_own_folder_is_the_folder(tmp_path: Path) -> None:
     # One shard stands for its split: its siblings are read with it, a missing one is named.
     assert len(table_files(snapshot / "data" / "test-00001-of-00002-1a2b3c4d5e6f7.parquet")) == 2
     (snapshot / "data" / "test-00001-of-00002-1a2b3c4d5e6f7.parquet").unlink()
-    with pytest.raises(UserError, match="shard.s. 1 of 2 missing"):
+    with pytest.raises(UserError, match=r"shard\(s\) 1 of 2 missing"):
         table_files(snapshot / "data" / "test-00000-of-00002-0a2b3c4d5e6f7.parquet")
 
 
@@ -135,7 +138,8 @@ def test_absent_dataset_lists_every_place_looked(tmp_path: Path) -> None:
     assert "\n" not in message and "nothing is downloaded" in message
     assert str(tmp_path / "hub" / "datasets--lmms-lab--MME") + " (HF_HUB_CACHE)" in message
     assert str(tmp_path / "ds" / "lmms-lab___mme") + " (HF_DATASETS_CACHE)" in message
-    with pytest.raises(UserError, match="at revision v2 .*skipped: the arrow cache does not record revisions"):
+    skipped = "at revision v2 .*skipped: the arrow cache does not record revisions"
+    with pytest.raises(UserError, match=skipped):
         resolve_data("mme", "hf:lmms-lab/MME@v2", env=env)
 
 

@@ -6,8 +6,8 @@ Two caches are searched, with the locations `huggingface_hub` and `datasets` use
   defaulting to `$XDG_CACHE_HOME/huggingface` or `~/.cache/huggingface`): `datasets--ORG--NAME/` holding
   `refs/<branch>` (a file naming a commit) and `snapshots/<commit>/<files as in the repository>`;
 - the `datasets` library's arrow cache (`HF_DATASETS_CACHE`, else `$HF_HOME/datasets`):
-  `ORG___<name>/<config>/<version>/<hash>/<name>-<split>[-NNNNN-of-NNNNN].arrow`, where `<name>` is the repository
-  name in snake case (`MMBench` -> `mm_bench`).
+  `ORG___<name>/<config>/<version>/<hash>/<name>-<split>[-NNNNN-of-NNNNN].arrow`, where `<name>` is the
+  repository name in snake case (`MMBench` -> `mm_bench`).
 
 A dataset spec is `ORG/NAME[@REVISION][/CONFIG[/SPLIT]]`. In a snapshot the trailing part may also be a path
 inside the repository. Where the selection holds more than one split, the error lists them.
@@ -54,7 +54,8 @@ def parse_hf_spec(text: str) -> HFSpec:
     name, _, revision = parts[1].partition("@")
     for piece in (parts[0], name):
         if not _REPO_PART.match(piece):
-            raise UserError(f"'{piece}' is not a valid Hugging Face organisation or dataset name", field="--data")
+            raise UserError(f"'{piece}' is not a valid Hugging Face organisation or dataset name",
+                            field="--data")
     return HFSpec(parts[0], name, revision or None, tuple(p for p in parts[2:] if p))
 
 
@@ -97,7 +98,9 @@ def _child(folder: Path, name: str) -> Path | None:
     return found[0] if len(found) == 1 else None
 
 
-def find_in_hub(spec: HFSpec, env: Mapping[str, str], search: Search, *, one_split: bool = True) -> Path | None:
+def find_in_hub(
+    spec: HFSpec, env: Mapping[str, str], search: Search, *, one_split: bool = True
+) -> Path | None:
     """The selected split (file or folder) of `spec` in the hub cache, or None if it is not there.
 
     With `one_split=False` the snapshot folder (or the path the selection names in it) is returned as it is.
@@ -139,7 +142,7 @@ def _snapshot(repo: Path, revision: str) -> Path | None:
 
 
 def find_in_datasets_cache(spec: HFSpec, env: Mapping[str, str], search: Search) -> Path | None:
-    """The folder of the selected config's arrow files (or one arrow shard) in the `datasets` cache, or None."""
+    """The selected split's arrow files (their folder, or one shard) in the `datasets` cache, or None."""
     cache, origin = datasets_cache(env)
     wanted = f"{spec.org}___{snake_case(spec.name)}"
     search.looked.append(f"{cache / wanted} ({'HF_DATASETS_CACHE' if origin != 'default' else origin})")
@@ -154,8 +157,8 @@ def find_in_datasets_cache(spec: HFSpec, env: Mapping[str, str], search: Search)
     if config is None:
         if len(configs) != 1:
             choices = ", ".join(f"hf:{spec.repo}/{c}" for c in configs) or "none"
-            raise UserError(f"hf:{spec.repo} has several configs in the datasets cache; choose one: {choices}",
-                            file=str(base))
+            raise UserError(f"hf:{spec.repo} has several configs in the datasets cache; choose one: "
+                            f"{choices}", file=str(base))
         config = configs[0]
     folder = _child(base, config)
     if folder is None:
@@ -165,8 +168,8 @@ def find_in_datasets_cache(spec: HFSpec, env: Mapping[str, str], search: Search)
         return None
     if len(builds) > 1:
         names = ", ".join(str(b.relative_to(folder)) for b in builds)
-        raise UserError(f"several cached builds of hf:{spec.repo}/{config} ({names}); pass one folder as --data",
-                        file=str(folder))
+        raise UserError(f"several cached builds of hf:{spec.repo}/{config} ({names}); pass one folder as "
+                        "--data", file=str(folder))
     split = spec.selection[1:2]
     return select(builds[0], ("default", *split) if split else (), f"hf:{spec.repo}/{config}",
                   arrow_prefix=snake_case(spec.name))
@@ -193,7 +196,7 @@ def select(root: Path, selection: tuple[str, ...], label: str, *, arrow_prefix: 
 
 
 def _matches(key: tuple[str, str], selection: tuple[str, ...]) -> bool:
-    """Whether (config, split) is selected by CONFIG[/SPLIT]; a lone SPLIT selects it in the default config."""
+    """Whether CONFIG[/SPLIT] selects (config, split); a lone SPLIT selects it in the default config."""
     config, split = (part.lower() for part in key)
     wanted = [part.lower() for part in selection]
     if not wanted:
@@ -204,7 +207,7 @@ def _matches(key: tuple[str, str], selection: tuple[str, ...]) -> bool:
 
 
 def _one_path(files: list[Path]) -> Path:
-    """The files' folder when it holds nothing else of data, else the first file (which stands for the split)."""
+    """The files' folder when it holds no other data, else the first file (which stands for the split)."""
     folder = files[0].parent
     others = [p for p in folder.iterdir() if p.is_file() and is_data_file(p) and p not in files]
     return folder if not others and len(files) > 1 else files[0]

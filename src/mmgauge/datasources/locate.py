@@ -1,8 +1,10 @@
-"""`--data` by path, by VLMEvalKit dataset name, or by Hugging Face dataset id: found locally, never downloaded.
+"""`--data` by path, by VLMEvalKit dataset name, or by Hugging Face dataset id: found locally, never
+downloaded.
 
 `resolve_data(benchmark, spec)` returns a file or folder the benchmark's `load` takes:
 
-- a path that exists (a release folder, a TSV/XLSX, a parquet or arrow file, a folder of them) is returned as is;
+- a path that exists (a release folder, a TSV/XLSX, a parquet or arrow file, a folder of them) is returned as
+is;
 - a VLMEvalKit dataset name (`MMBench_DEV_EN`, `CCBench`, `MME`, ...) is `<name>.tsv` in VLMEvalKit's data
   folder: `$LMUData` when that variable names an existing folder (VLMEvalKit's own rule), else `~/LMUData`;
   names are matched ignoring letter case, and a name of another benchmark's dataset is refused;
@@ -100,5 +102,5 @@ def _from_hugging_face(benchmark: str, text: str, env: Mapping[str, str]) -> Pat
         return found
     where = "; ".join(search.looked)
     revision = f" at revision {spec.revision}" if spec.revision else ""
-    raise UserError(f"hf:{spec.repo}{revision} is not in the local Hugging Face caches (nothing is downloaded); "
-                    f"looked in: {where}", field="--data")
+    raise UserError(f"hf:{spec.repo}{revision} is not in the local Hugging Face caches (nothing is "
+                    f"downloaded); looked in: {where}", field="--data")

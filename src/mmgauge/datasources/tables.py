@@ -1,10 +1,10 @@
 """The files of one split of a table dataset (parquet, or the `datasets` library's arrow cache), read as one.
 
 Hugging Face datasets come in shards: `test-00000-of-00004-<hash>.parquet` in a hub snapshot,
-`mme-test-00000-of-00002.arrow` in the `datasets` cache. A shard stands for its whole split: its siblings (same
-folder, same name before the shard number, same shard count) are read with it. A folder stands for the one
-split it holds (its own data files, or, when it has none, those anywhere below it); a folder holding several
-splits is an error that lists them, since which one to score is the user's choice.
+`mme-test-00000-of-00002.arrow` in the `datasets` cache. A shard stands for its whole split: its siblings
+(same folder, same name before the shard number, same shard count) are read with it. A folder stands for the
+one split it holds (its own data files, or, when it has none, those anywhere below it); a folder holding
+several splits is an error that lists them, since which one to score is the user's choice.
 """
 
 from __future__ import annotations
@@ -78,13 +78,13 @@ def _shards_of(file: Path) -> list[Path]:
     shards: dict[int, Path] = {}
     for sibling in sorted(file.parent.iterdir()):
         other = _SHARD.match(sibling.stem)
-        if (other is None or sibling.suffix.lower() != file.suffix.lower() or other.group("name") != found.group("name")
-                or int(other.group("total")) != total):
+        if (other is None or sibling.suffix.lower() != file.suffix.lower()
+                or other.group("name") != found.group("name") or int(other.group("total")) != total):
             continue
         number = int(other.group("shard"))
         if number in shards:
-            raise UserError(f"two files for shard {number} of {total}: {shards[number].name} and {sibling.name}",
-                            file=str(file.parent))
+            raise UserError(f"two files for shard {number} of {total}: {shards[number].name} and "
+                            f"{sibling.name}", file=str(file.parent))
         shards[number] = sibling
     missing = [str(n) for n in range(total) if n not in shards]
     if missing:
@@ -96,11 +96,12 @@ def read_arrow(files: Iterable[Path], columns: list[str] | None = None) -> pa.Ta
     """The rows of all `files` (parquet, or arrow stream/file as the `datasets` cache writes) as one table."""
     import pyarrow as pa
 
-    tables = [_read_one(file, columns) for file in files]
+    paths = list(files)
+    tables = [_read_one(file, columns) for file in paths]
     try:
         return pa.concat_tables(tables, promote_options="default") if len(tables) > 1 else tables[0]
     except (pa.ArrowInvalid, pa.ArrowTypeError) as error:
-        raise UserError(f"the shards do not share one schema: {error}", file=str(next(iter(files), ""))) from None
+        raise UserError(f"the shards do not share one schema: {error}", file=str(paths[0])) from None
 
 
 def _read_one(file: Path, columns: list[str] | None) -> pa.Table:
@@ -141,7 +142,7 @@ def column_names(files: list[Path]) -> list[str]:
 
 
 def fingerprint_files(files: Iterable[Path]) -> str:
-    """sha256 over each file's name and bytes, in the given order (for one file: the name, a NUL, the bytes)."""
+    """sha256 over each file's name, a NUL and its bytes, in the given order."""
     digest = hashlib.sha256()
     for path in files:
         digest.update(path.name.encode() + b"\0")

@@ -8,12 +8,12 @@ What is removed (tags in any letter case, blocks anywhere in the text, several b
 
 - closed blocks: `<think>...</think>`, `<thinking>...</thinking>`, `<reasoning>...</reasoning>`,
   `<reason>...</reason>`, `◁think▷...◁/think▷` (Kimi-VL) and `[THINK]...[/THINK]` (Magistral);
-- a leading block whose opening tag is not in the text, `...</think>`: chat templates that put `<think>`
-  into the prompt (DeepSeek-R1, Qwen3 thinking) make the model's text begin inside the block;
-- an unclosed block (`<think>` with no closing tag, usually a reply cut off by the token limit): the
-  thoughts never reached an answer, so everything from the opening tag on is removed and what stays is the
-  text before it (most often nothing, which parsers read as no answer). Reading a half-finished thought as
-  the answer would credit words the model had not committed to.
+- a leading block whose opening tag is not in the text, `...</think>`: chat templates that put `<think>` into
+  the prompt (DeepSeek-R1, Qwen3 thinking) make the model's text begin inside the block;
+- an unclosed block (`<think>` with no closing tag, usually a reply cut off by the token limit): the thoughts
+  never reached an answer, so everything from the opening tag on is removed and what stays is the text before
+  it (most often nothing, which parsers read as no answer). Reading a half-finished thought as the answer
+  would credit words the model had not committed to.
 
 When something was removed the rest is stripped of surrounding white space; when nothing was, the text comes
 back unchanged (byte for byte), so answers without reasoning are read exactly as before.

@@ -39,7 +39,7 @@ def parquet_bytes(table: pa.Table) -> bytes:
 
 def write_hub_dataset(hub: Path, repo: str, files: Mapping[str, bytes], *, commit: str = "0" * 40,
                       branch: str = "main") -> Path:
-    """Write `files` (repository path -> bytes) as one cached snapshot of dataset `repo`; return the snapshot."""
+    """Write `files` (repository path -> bytes) as one cached snapshot of dataset `repo`; return it."""
     org, name = repo.split("/")
     root = hub / f"datasets--{org}--{name}"
     snapshot = root / "snapshots" / commit

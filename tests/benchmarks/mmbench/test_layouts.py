@@ -17,8 +17,8 @@ from mmgauge.testing.hf_layouts import image_column, parquet_bytes, write_arrow_
 
 
 def lmms_lab_table(tsv_rows: list[dict[str, str]]) -> pa.Table:
-    """lmms-lab/MMBench's columns; a missing option or hint is null on even rows and the text "nan" on odd ones
-    (the dataset has both); every row, copies included, carries its image bytes."""
+    """lmms-lab/MMBench's columns; a missing option or hint is null on even rows and the text "nan" on
+    odd ones (the dataset has both); every row, copies included, carries its image bytes."""
     by_index = {row["index"]: row for row in tsv_rows}
 
     def image(row: dict[str, str]) -> bytes:
@@ -64,7 +64,8 @@ def test_every_layout_gives_the_same_samples_and_scores(tmp_path: Path) -> None:
         "en/dev-00000-of-00001.parquet": parquet_bytes(table),
         "en/test-00000-of-00001.parquet": parquet_bytes(table.slice(0, 3)),
         "cn/dev-00000-of-00001.parquet": parquet_bytes(table.slice(0, 3))})
-    write_arrow_cache(tmp_path / "datasets", "lmms-lab/MMBench", "en", {"dev": table, "test": table.slice(0, 2)})
+    splits = {"dev": table, "test": table.slice(0, 2)}
+    write_arrow_cache(tmp_path / "datasets", "lmms-lab/MMBench", "en", splits)
     env = {"LMUData": str(lmu), "HF_HUB_CACHE": str(tmp_path / "hub")}
     arrow_env = {"HF_DATASETS_CACHE": str(tmp_path / "datasets"), "HF_HUB_CACHE": str(tmp_path / "nothing")}
 
@@ -76,10 +77,13 @@ def test_every_layout_gives_the_same_samples_and_scores(tmp_path: Path) -> None:
         loaded = MMBenchBenchmark().load(resolve_data("mmbench", spec, env=variables))
         assert [s.id for s in loaded.samples] == [s.id for s in reference.samples]
         def described(samples: list[Sample]) -> list[object]:  # "line" is where the row sits in its own file
-            return [(s.options, s.answer, {k: v for k, v in s.metadata.items() if k != "line"}) for s in samples]
+            return [(s.options, s.answer, {k: v for k, v in s.metadata.items() if k != "line"})
+                    for s in samples]
 
         assert described(loaded.samples) == described(reference.samples)
-        assert [s.images[0].sha256() for s in loaded.samples] == [s.images[0].sha256() for s in reference.samples]
+        images = [s.images[0].sha256() for s in reference.samples]
+        assert [s.images[0].sha256() for s in loaded.samples] == images
         prompts = [bench.build_messages(s)[0].text() for s in loaded.samples]
-        assert prompts == [bench.build_messages(s)[0].text() for s in reference.samples]  # "nan" hints are gone
+        # No "nan" hint reaches a prompt.
+        assert prompts == [bench.build_messages(s)[0].text() for s in reference.samples]
         assert bench.score(records(bench, loaded.samples)).model_dump() == expected

@@ -1,17 +1,18 @@
 """MMBench-form tables in the other toolkits' files, read into text columns like a TSV.
 
-- The lmms-lab Hugging Face datasets (`lmms-lab/MMBench` configs en/cn/cc, `lmms-lab/MMBench_EN`, ...), as parquet
+- The lmms-lab Hugging Face datasets (`lmms-lab/MMBench` configs en/cn/cc, `lmms-lab/MMBench_EN`, ...), as
+parquet
   shards or the `datasets` arrow cache: columns `index` (int), `question`, `hint`, `A`..`D`, `answer`,
-  `category`, `L2-category`, `source`, `comment`, `split`, and `image` as a struct `{bytes, path}`. The files hold
-  the circular copies (index i + k * 1,000,000) as the TSVs do. A missing value is null or the text "nan"
+  `category`, `L2-category`, `source`, `comment`, `split`, and `image` as a struct `{bytes, path}`. The files
+  hold the circular copies (index i + k * 1,000,000) as the TSVs do. A missing value is null or the text "nan"
   (pandas' NaN written as text; lmms-eval's `create_options_prompt` skips it and its prompt leaves out a "nan"
   hint), so both are read as an empty cell in the option and hint columns.
 - lmms-eval's per-sample log (`--log_samples`: `<date>_samples_<task>.jsonl`), one JSON object per document:
   `doc_id`, `target`, `filtered_resps` (and `resps`), hashes, and the task's metric entries. For MMBench those
   are `gpt_eval_score` and `submission`, each a dict with `index, question, answer, prediction, hint, source,
-  split, category, L2-category, A..E` (lmms-eval `tasks/mmbench/en_utils.py`, `mmbench_process_results`).
-  The `gpt_eval_score` dict (else `submission`, else any dict holding `index` and `prediction`) is the row.
-  Plain JSON lines holding those columns at the top level are read as they are.
+  split, category, L2-category, A..E` (lmms-eval `tasks/mmbench/en_utils.py`, `mmbench_process_results`). The
+  `gpt_eval_score` dict (else `submission`, else any dict holding `index` and `prediction`) is the row. Plain
+  JSON lines holding those columns at the top level are read as they are.
 
 Cells are text, "" where empty; JSON null and NaN become "" and numbers their shortest text (12, not 12.0).
 """

@@ -10,8 +10,8 @@ Rows are named by their line in the file: the header is line 1, so data row r (f
 parquet and arrow files rows are numbered from 1; in JSON lines data row r is line r + 1 (blank lines aside).
 
 Column names are read as VLMEvalKit reads them: lower case, except the one-letter option columns, so
-`L2-category` (lmms-eval) is `l2-category`. Parquet and arrow files (the lmms-lab Hugging Face layout) and JSON
-lines (lmms-eval's sample logs) are read by `formats.py`; their images stay bytes (`Table.image_data`).
+`L2-category` (lmms-eval) is `l2-category`. Parquet and arrow files (the lmms-lab Hugging Face layout) and
+JSON lines (lmms-eval's sample logs) are read by `formats.py`; their images stay bytes (`Table.image_data`).
 """
 
 from __future__ import annotations
@@ -227,7 +227,7 @@ def parse_table(columns: dict[str, ObjArray], source: str, *, need_image: bool =
                 image_data: ObjArray | None = None, first_line: int = 2) -> Table:
     """Check a table and parse its columns; the first problem is one `UserError` naming row and column.
 
-    `first_line` is the line (or row number) of the first data row: 2 below a header line, 1 in a parquet file.
+    `first_line` is the line (or row number) of the first data row: 2 below a header line, 1 in parquet.
     """
     required = [c for c in REQUIRED if need_category or c != "category"]
     required += ["prediction"] if need_prediction else []
@@ -291,7 +291,8 @@ def parse_table(columns: dict[str, ObjArray], source: str, *, need_image: bool =
 def load_table(path: Path, *, need_image: bool = False, need_prediction: bool = False,
                need_category: bool = True) -> Table:
     columns, image_data = read_table_columns(path, images=need_image)
-    first_line = 2 if path.is_file() and path.suffix.lower() in (".tsv", ".txt", ".xlsx", ".xlsm", ".xls") else 1
+    headed = path.is_file() and path.suffix.lower() in (".tsv", ".txt", ".xlsx", ".xlsm", ".xls")
+    first_line = 2 if headed else 1
     return parse_table(columns, str(path), need_image=need_image, need_prediction=need_prediction,
                        need_category=need_category, image_data=image_data, first_line=first_line)
 

@@ -39,7 +39,7 @@ def load_hf_table(path: Path) -> list[MMEQuestion]:
     rows: list[Row] = []
     keys: list[str] = []
     for number in range(table.num_rows):
-        cells = {name: (None if values[number] is None else str(values[number])) for name, values in texts.items()}
+        cells = {name: None if value[number] is None else str(value[number]) for name, value in texts.items()}
         question_id = (cells["question_id"] or "").strip()
         if not question_id:
             raise UserError("empty question_id", file=file, line=number + 1, field="question_id")
@@ -55,5 +55,6 @@ def load_hf_table(path: Path) -> list[MMEQuestion]:
                 raise UserError("the row has no image bytes", file=file, line=row.line, field="image")
             truth = parse_truth(row.cells.get("answer") or "", file, row.line)
             ref = ImageRef(data=data, origin_file=file, origin_line=row.line, origin_field="image")
-            questions.append(MMEQuestion(subtask, key, index, row.cells.get("question") or "", truth, order, ref))
+            text = row.cells.get("question") or ""
+            questions.append(MMEQuestion(subtask, key, index, text, truth, order, ref))
     return questions
