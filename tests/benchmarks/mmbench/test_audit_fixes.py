@@ -41,7 +41,7 @@ def write(tmp_path: Path, rows: list[dict[str, str]], name: str = "plain.tsv") -
 
 def test_plain_file_scores_each_question_as_one_copy(tmp_path: Path) -> None:
     rows = [ROW, dict(ROW, index="2", prediction="A")]
-    # ROW's answer is option D, whose text is "None": read literally here (see test_formats_predictions.py for
+    # ROW's answer is option D, whose text is "None": read literally here (see test_prediction_files.py for
     # the default, which drops it as VLMEvalKit does).
     args = ["score", "mmbench", str(write(tmp_path, rows)), "--json", "--literal-options"]
     result = CliRunner().invoke(cli(), args)

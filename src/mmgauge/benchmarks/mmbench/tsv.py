@@ -3,8 +3,9 @@
 Columns: `index, question, hint, A, B, C, D[, E...], answer, category, l2-category, split`, an image in
 `image` (base64 text, or a short value of at most 64 characters naming the index of another row whose image
 is reused) or a path in `image_path`, and optionally `g_index`. Every cell is read as text and an empty cell
-is "" (pandas' NA guessing would turn an option that reads "None" or "NA" into a missing option). Images stay
-base64 text until a backend asks for the bytes, so a 1 GB TSV is never held as decoded images.
+is "" (pandas' NA guessing would turn an option that reads "None" or "NA" into a missing option); only an
+option reading exactly "nan", pandas' NaN written out as text (lmms-eval writes absent options so), is empty.
+Images stay base64 text until a backend asks for the bytes, so a 1 GB TSV is never held as decoded images.
 
 Rows are named by their line in the file: the header is line 1, so data row r (from 0) is line r + 2. In
 parquet and arrow files rows are numbered from 1; in JSON lines data row r is line r + 1 (blank lines aside).
@@ -253,6 +254,7 @@ def parse_table(columns: dict[str, ObjArray], source: str, *, need_image: bool =
     letters = tuple(OPTION_LETTERS[: next(
         (i for i, letter in enumerate(OPTION_LETTERS) if letter not in columns), len(OPTION_LETTERS))])
     options = np.column_stack([columns[letter] for letter in letters])
+    options[options == "nan"] = ""  # pandas' NaN written out as text (lmms-eval's absent options)
     given = options != ""
     n_options = given.sum(axis=1).astype(np.int64)
     gaps = given != (np.arange(len(letters))[None, :] < n_options[:, None])

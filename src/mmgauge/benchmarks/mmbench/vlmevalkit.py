@@ -4,7 +4,8 @@ VLMEvalKit loads the file with pandas' defaults (`pd.read_csv(sep="\\t")`, `pd.r
 whole text is one of pandas' missing-value strings becomes NaN: an option reading "None", "NA" or "null" is no
 option at all (`build_choices` keeps the letters whose cell is not NaN, gaps allowed), and a prediction
 reading "NA" becomes the text "nan" (`data["prediction"].astype(str)`). This module gives each row its options
-and its prediction as VLMEvalKit sees them, or, with `literal`, as written.
+and its prediction as VLMEvalKit sees them, or, with `literal`, as written (an option reading exactly "nan" is
+empty either way: see `tsv.py`).
 
 Grouping (VLMEvalKit `mcq_circular_eval`, `vlmeval/dataset/utils/multiple_choice.py`): a question group is
 every row sharing `g_index` (else `index % 1e6`), keyed by its first copy; it is right when every copy present
