@@ -15,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from mmgauge.cli.inputs import read_csv
+from mmgauge.cli.inputs import read_counts, read_csv
 from mmgauge.core.errors import UserError
 
 app = typer.Typer(add_completion=False, help="M3GIA: GIA scores from the published CFA models.")
@@ -35,7 +35,8 @@ class ScaleChoice(str, Enum):
 def gia_command(
     language: Annotated[str, typer.Option("--language", help="en, zh, fr, sp/es, pt, ko or the full name.")],
     counts: Annotated[
-        Path, typer.Option("--counts", help="CSV with the 18 per-type counts, one row per model.")
+        Path, typer.Option("--counts", help="CSV or XLSX with the 18 per-type counts, one row per model (the "
+                           "release's MLLMs_acc_<lang>_score.xlsx is read as its GIA_<Lang>.R reads it).")
     ],
     scale: Annotated[ScaleChoice, typer.Option("--scale")] = ScaleChoice.official,
     ignore: Annotated[
@@ -54,13 +55,9 @@ def gia_command(
     from mmgauge.scoring import m3gia_gia
 
     code = m3gia_gia.normalise_language(language)
-    table = read_csv(counts)
+    table = read_counts(counts, m3gia_gia.load_published_model(code).indicators, list(ignore or []))
     if table.empty:
         raise UserError("no rows: expected one row of counts per model", file=str(counts))
-    for column in ignore or []:
-        if column not in table.columns:
-            raise UserError("--ignore names a column the file does not have", file=str(counts), field=column)
-    table = table.drop(columns=list(ignore or []))
     stats = None
     if human_stats is not None:
         stats = m3gia_gia.human_stats_from_table(read_csv(human_stats), str(human_stats))
