@@ -1,4 +1,4 @@
-"""`mmgauge m3gia gia` on the release's own count workbooks (MLLMs_acc_<lang>_score.xlsx) and on CSV counts."""
+"""`mmgauge m3gia gia` on the release's count workbooks (MLLMs_acc_<lang>_score.xlsx) and on CSV counts."""
 
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ def release_csv() -> pd.DataFrame:
 
 
 def release_workbook(path: Path, blank_rows: int = 2) -> Path:
-    """The template's layout: subid, the 18 counts, total_acc, then a column with no header holding the model's
-    name (pandas reads that header as 'Unnamed: 20'), and blank rows left in the template."""
+    """The template's layout: subid, the 18 counts, total_acc, then a column with no header holding the
+    model's name (pandas reads that header as 'Unnamed: 20'), and blank rows left in the template."""
     frame = release_csv()
     book = Workbook()
     sheet = book.active

@@ -1,4 +1,4 @@
-"""M3GIA's own files: the parquet under the README's name, and the official answer files replayed into a run."""
+"""M3GIA's own files: the parquet under the README's name, and the official answer files replayed."""
 
 from __future__ import annotations
 
@@ -19,15 +19,16 @@ IMAGE = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
 
 
 def release_file(path: Path) -> Path:
-    """Two questions in the public parquet layout (index, question, hint, A-F, image struct, QuestionTypes)."""
+    """Two questions in the public parquet layout (index, question, hint, A-F, image, QuestionTypes)."""
     rows = [
         {"index": 211, "question": "2, 4, 8, ?", "hint": None, "A": "16", "B": "12", "C": None, "D": None,
          "E": None, "F": None, "image": None, "QuestionTypes": "Number Seres"},
-        {"index": 1, "question": "Big means?", "hint": "nan", "A": "large", "B": "small", "C": None, "D": None,
-         "E": None, "F": None, "image": None, "QuestionTypes": "Oral Vocabulary"},
+        {"index": 1, "question": "Big means?", "hint": "nan", "A": "large", "B": "small", "C": None,
+         "D": None, "E": None, "F": None, "image": None, "QuestionTypes": "Oral Vocabulary"},
     ]
     schema = pa.schema([("index", pa.int64()), ("question", pa.string()), ("hint", pa.string()),
-                        *((c, pa.string()) for c in "ABCDEF"), ("image", IMAGE), ("QuestionTypes", pa.string())])
+                        *((c, pa.string()) for c in "ABCDEF"), ("image", IMAGE),
+                        ("QuestionTypes", pa.string())])
     path.parent.mkdir(parents=True, exist_ok=True)
     pq.write_table(pa.Table.from_pylist(rows, schema=schema), path)
     return path
@@ -44,13 +45,14 @@ def test_either_file_name_needs_no_language_option(tmp_path: Path, name: str, la
 
 
 def official_answers(folder: Path, language: str, response: str) -> Path:
-    """M3GIA's inference_only.py output, `<answers>/<model>/<language>.jsonl` (fields as its example output)."""
+    """M3GIA's inference_only.py output, `<answers>/<model>/<language>.jsonl` (fields as in its example)."""
     path = folder / f"{language}.jsonl"
     folder.mkdir(parents=True, exist_ok=True)
     lines: list[dict[str, Any]] = []
     for item in ITEMS[language]:
         base = {"question_id": str(item.qid), "question_type": "x", "prompt": "p", "response": response,
-                "prediction": "A", "options": list(item.options), "option_char": list("ABCDEF"[:len(item.options)]),
+                "prediction": "A", "options": list(item.options),
+                "option_char": list("ABCDEF"[:len(item.options)]),
                 "answer_id": "2YVULhhF4avmGwK5Jum2e9", "model_id": "cogvlm2-19B", "metadata": {}}
         lines.append(dict(base, round_id=0))
         lines.append(dict(base, round_id=1, response="C"))  # a later round: not replayed
@@ -68,7 +70,7 @@ def test_official_answer_files_are_read_by_language(tmp_path: Path) -> None:
     assert both[f"chinese/{ITEMS['chinese'][0].qid}"] == "(B) something"
     unnamed = tmp_path / "example_output.jsonl"
     unnamed.write_bytes(english.read_bytes())
-    with pytest.raises(UserError, match="name it <language>.jsonl"):
+    with pytest.raises(UserError, match=r"name it <language>\.jsonl"):
         read_predictions(unnamed)
 
 
@@ -79,7 +81,8 @@ def test_replaying_official_answers_scores_like_the_same_answers_live(tmp_path: 
     results = {}
     for name, model in (("replay", f"replay:{answers}"), ("live", "mock:B")):
         out = tmp_path / name
-        run = cli("run", "--model", model, "--bench", "m3gia", "--out", out, "--no-cache", "--language", "en,zh")
+        run = cli("run", "--model", model, "--bench", "m3gia", "--out", out, "--no-cache",
+                  "--language", "en,zh")
         assert run.code == 0, run.out + run.err
         results[name] = json.loads((out / "results.json").read_text())["benchmarks"]["m3gia"]["result"]
     for language in ("english", "chinese"):
