@@ -138,6 +138,9 @@ def test_absent_dataset_lists_every_place_looked(tmp_path: Path) -> None:
     assert "\n" not in message and "nothing is downloaded" in message
     assert str(tmp_path / "hub" / "datasets--lmms-lab--MME") + " (HF_HUB_CACHE)" in message
     assert str(tmp_path / "ds" / "lmms-lab___mme") + " (HF_DATASETS_CACHE)" in message
+    mmbench_hub(tmp_path / "hub")
+    with pytest.raises(UserError, match=r"MMBench \(HF_HUB_CACHE\) \[no snapshot for revision v9\]"):
+        resolve_data("mmbench", "hf:lmms-lab/MMBench@v9/en/dev", env=env)
     skipped = "at revision v2 .*skipped: the arrow cache does not record revisions"
     with pytest.raises(UserError, match=skipped):
         resolve_data("mme", "hf:lmms-lab/MME@v2", env=env)

@@ -112,6 +112,7 @@ def find_in_hub(
         return None
     snapshot = _snapshot(repo, spec.revision or "main")
     if snapshot is None:
+        search.looked[-1] += f" [no snapshot for revision {spec.revision or 'main'}]"
         return None
     if not one_split:
         inside = snapshot.joinpath(*spec.selection)
