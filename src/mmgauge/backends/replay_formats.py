@@ -7,11 +7,10 @@
   (`<subtask>/<image>`, shared by an image's two questions) and `category`; taken in `doc_id` order, the n-th
   document of an image is mmgauge's `<subtask>/<image>/q<n>`, as the dataset rows are.
 - M3GIA's answer files (`inference_only.py`: `<answers dir>/<model>/<language>.jsonl`), one object per
-question
-  with `question_id`, `question_type`, `prompt`, `response` (the model's text), `prediction` (the release's
-  parsed letter, ignored: mmgauge reads the response itself), `answer_id`, `model_id`, and in the example
-  output `round_id`. The language comes from the file name; sample ids are `<language>/<question_id>`. Only
-  round 0 is read (a replayed run asks each question once per round, with no way to tell rounds apart).
+  question with `question_id`, `question_type`, `prompt`, `response` (the model's text), `prediction` (the
+  release's parsed letter, ignored: mmgauge reads the response itself), `answer_id`, `model_id`, and in the
+  example output `round_id`. The language comes from the file name; sample ids are `<language>/<question_id>`.
+  Only round 0 is read (a replayed run asks each question once per round, with no way to tell rounds apart).
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """MMBench-form tables in the other toolkits' files, read into text columns like a TSV.
 
 - The lmms-lab Hugging Face datasets (`lmms-lab/MMBench` configs en/cn/cc, `lmms-lab/MMBench_EN`, ...), as
-parquet
-  shards or the `datasets` arrow cache: columns `index` (int), `question`, `hint`, `A`..`D`, `answer`,
+  parquet shards or the `datasets` arrow cache: columns `index` (int), `question`, `hint`, `A`..`D`, `answer`,
   `category`, `L2-category`, `source`, `comment`, `split`, and `image` as a struct `{bytes, path}`. The files
   hold the circular copies (index i + k * 1,000,000) as the TSVs do. A missing value is null or the text "nan"
   (pandas' NaN written as text; lmms-eval's `create_options_prompt` skips it and its prompt leaves out a "nan"
