@@ -38,31 +38,35 @@ def score_mme(source: str | Path, parser: str | None = None, *, notes: list[str]
 
 
 async def score_mmbench_async(
-    source: str | Path, judge: str | Judge | None = None, *, seed: int = 0, random_fallback: bool = False
+    source: str | Path, judge: str | Judge | None = None, *, seed: int = 0, random_fallback: bool = False,
+    literal_options: bool = False,
 ) -> MMBenchResult:
     """`score_mmbench` for callers inside a running event loop."""
-    from mmgauge.benchmarks.mmbench.predictions import load_predictions, score_predictions
+    from mmgauge.benchmarks.mmbench.predictions import score_prediction_file
 
-    table = load_predictions(Path(source))
     the_judge = judge_for(judge)
     try:
-        return await score_predictions(table, the_judge, random_fallback=random_fallback, seed=seed)
+        return await score_prediction_file(Path(source), the_judge, literal_options=literal_options,
+                                           random_fallback=random_fallback, seed=seed)
     finally:
         if the_judge is not None and not _given_judge(judge):
             await the_judge.backend.aclose()
 
 
 def score_mmbench(
-    source: str | Path, judge: str | Judge | None = None, *, seed: int = 0, random_fallback: bool = False
+    source: str | Path, judge: str | Judge | None = None, *, seed: int = 0, random_fallback: bool = False,
+    literal_options: bool = False,
 ) -> MMBenchResult:
-    """CircularEval scores of an MMBench predictions file (the dataset columns plus `prediction`).
+    """CircularEval scores of an MMBench predictions file, as VLMEvalKit scores it (VLMEvalKit's and
+    lmms-eval's xlsx/TSV, lmms-eval's sample log).
 
-    `judge`: None or "none" (rules only), a judge model spec, or a `Judge`.
+    `judge`: None or "none" (rules only), a judge model spec, or a `Judge`. `literal_options` keeps option
+    texts pandas would read as missing (`None`, `NA`, ...), which VLMEvalKit drops.
     """
     from mmgauge.api.evaluate import run_sync
 
-    result: MMBenchResult = run_sync(score_mmbench_async(source, judge, seed=seed,
-                                                         random_fallback=random_fallback))
+    result: MMBenchResult = run_sync(score_mmbench_async(
+        source, judge, seed=seed, random_fallback=random_fallback, literal_options=literal_options))
     return result
 
 
@@ -93,19 +97,22 @@ def m3gia_gia(
     human_stats: str | Path | None = None,
     ignore: Sequence[str] = (),
 ) -> GiaResult:
-    """M3GIA's GIA for each row of per-type counts of right answers (a CSV path or a DataFrame)."""
-    from mmgauge.cli.inputs import read_csv
+    """M3GIA's GIA for each row of per-type counts of right answers: a CSV, the release's count workbook
+    (`MLLMs_acc_<lang>_score.xlsx`, read as its `GIA_<Lang>.R` reads it) or a DataFrame."""
+    from mmgauge.cli.inputs import read_counts, read_csv
     from mmgauge.scoring import m3gia_gia as gia
 
     code = gia.normalise_language(language)
     source = str(counts) if isinstance(counts, str | Path) else "counts"
-    table = read_csv(Path(counts)) if isinstance(counts, str | Path) else counts
+    if isinstance(counts, str | Path):
+        table = read_counts(Path(counts), gia.load_published_model(code).indicators, list(ignore))
+    else:
+        missing = [column for column in ignore if column not in counts.columns]
+        if missing:
+            raise UserError("--ignore names a column the table does not have", file=source, field=missing[0])
+        table = counts.drop(columns=list(ignore))
     if table.empty:
         raise UserError("no rows: expected one row of counts per model", file=source)
-    for column in ignore:
-        if column not in table.columns:
-            raise UserError("--ignore names a column the file does not have", file=source, field=column)
-    table = table.drop(columns=list(ignore))
     stats = None
     if human_stats is not None:
         stats = gia.human_stats_from_table(read_csv(Path(human_stats)), str(human_stats))

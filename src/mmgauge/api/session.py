@@ -80,6 +80,7 @@ class EvalSession:
 
     def _benchmark_runs(self) -> list[BenchmarkRun]:
         from mmgauge.benchmarks.registry import benchmark_names, get_benchmark
+        from mmgauge.datasources.locate import resolve_data
 
         request = self.request
         names = request.benchmarks or benchmark_names()
@@ -96,7 +97,7 @@ class EvalSession:
                 self.progress.status(f"writing the built-in {name} sample")
                 path = bench.sample_data(self.folder.sample_data_dir(name))
             else:
-                path = resolve_data(name, given)
+                path = resolve_data(name, given).resolve()
             self.progress.status(f"loading {name} data from {path}")
             dataset = bench.load(path)
             dataset = dataset.model_copy(update={"source": str(Path(dataset.source).resolve())})
@@ -170,14 +171,6 @@ class EvalSession:
                                                   expected_fingerprint=backend.fingerprint()))
         self._closers.append(executor.aclose)
         return executor
-
-
-def resolve_data(benchmark: str, given: str) -> Path:
-    """The file or folder `given` names for `benchmark`, resolved (so reports work from anywhere)."""
-    path = Path(given).expanduser()
-    if not path.exists():
-        raise UserError(f"data for '{benchmark}' not found", file=str(path))
-    return path.resolve()
 
 
 def _entry(run: BenchmarkRun) -> DatasetEntry:

@@ -17,7 +17,7 @@ import typer
 from mmgauge.cli.inputs import read_csv
 from mmgauge.core.errors import UserError
 
-app = typer.Typer(
+app = typer.Typer(rich_markup_mode=None,
     add_completion=False, help="Confirmatory factor analysis (lavaan syntax, fitted with semopy)."
 )
 

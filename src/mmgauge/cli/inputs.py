@@ -1,9 +1,18 @@
-"""Reading a user's input files for the commands, with every problem a one-line UserError naming the file."""
+"""Reading a user's input files for the commands, with every problem a one-line UserError naming the file.
+
+M3GIA counts (`read_counts`), a CSV or one of the release's count workbooks: the workbooks,
+`GIA_calculation/MLLMs_score/MLLMs_acc_<lang>_score.xlsx`, hold one row per model: `subid`, the 18 count
+columns (General_Info ... RW_Reason), `total_acc`, then an unnamed column with the model's name (pandas reads
+its header as `Unnamed: N`). The release's `GIA_<Lang>.R` feeds columns 2 to 19 (the 18 counts) to
+`lavPredict`. A workbook in that layout is read the same way: the 18 count columns are kept, the others
+(`subid`, `total_acc`, the unnamed ones) set aside, and rows without any count (blank template rows) dropped.
+Any other workbook or CSV must hold exactly the 18 count columns once `--ignore` has dropped the rest.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from mmgauge.core.errors import UserError
 
@@ -22,3 +31,53 @@ def read_csv(path: Path) -> pd.DataFrame:
     except (ValueError, UnicodeDecodeError) as problem:  # pandas' EmptyDataError and ParserError included
         detail = " ".join(str(problem).split())  # pandas' messages may end in a newline: keep one line
         raise UserError(f"cannot read CSV: {detail}", file=str(path)) from None
+
+
+WORKBOOK_SUFFIXES: Final = (".xlsx", ".xlsm", ".xls")
+#: The release workbook's columns besides the 18 counts (`Unnamed: N` columns are matched by prefix).
+RELEASE_EXTRAS: Final = ("subid", "total_acc")
+_ZIP_MAGIC: Final = b"PK\x03\x04"
+
+
+def is_workbook(path: Path) -> bool:
+    if path.suffix.lower() in WORKBOOK_SUFFIXES:
+        return True
+    try:
+        with path.open("rb") as handle:
+            return handle.read(4) == _ZIP_MAGIC  # an xlsx saved under another name
+    except OSError:
+        return False
+
+
+def read_workbook(path: Path) -> pd.DataFrame:
+    import pandas as pd
+
+    if not path.is_file():
+        raise UserError("no such file", file=str(path))
+    try:
+        return pd.read_excel(path, sheet_name=0)
+    except Exception as problem:  # openpyxl raises many types for a damaged workbook
+        detail = " ".join(str(problem).split())
+        raise UserError(f"cannot read the workbook: {detail}", file=str(path)) from None
+
+
+def read_counts(path: Path, indicators: tuple[str, ...], ignore: list[str]) -> pd.DataFrame:
+    """The counts table of `path` with `ignore`d columns dropped (see the module docstring)."""
+    table = read_workbook(path) if is_workbook(path) else read_csv(path)
+    columns = [str(c) for c in table.columns]
+    for column in ignore:
+        if column not in columns:
+            raise UserError("--ignore names a column the file does not have", file=str(path), field=column)
+    kept: pd.DataFrame = table.drop(columns=list(ignore))
+    if is_workbook(path) and _release_layout([str(c) for c in kept.columns], indicators):
+        counts: pd.DataFrame = kept[list(indicators)].dropna(how="all").reset_index(drop=True)
+        return counts
+    return kept
+
+
+def _release_layout(columns: list[str], indicators: tuple[str, ...]) -> bool:
+    """Whether the columns are the release template's: the 18 counts, plus only subid/total_acc/unnamed."""
+    if not set(indicators) <= set(columns):
+        return False
+    extras = [c for c in columns if c not in indicators]
+    return all(c.lower() in RELEASE_EXTRAS or c.startswith("Unnamed:") for c in extras)

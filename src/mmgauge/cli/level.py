@@ -26,7 +26,9 @@ if TYPE_CHECKING:
     from mmgauge.general_level.runs import RunCoverage
     from mmgauge.scoring.general_level import Disagreement, LevelReport, TaskRow
 
-app = typer.Typer(add_completion=False, help="General-Level: the five-level generalist score.")
+app = typer.Typer(
+    rich_markup_mode=None, add_completion=False, help="General-Level: the five-level generalist score."
+)
 
 
 class LevelMode(str, Enum):

@@ -15,7 +15,9 @@ from typing import Annotated
 
 import typer
 
-app = typer.Typer(add_completion=False, help="M3GIA: GIA scores from the published CFA models.")
+app = typer.Typer(
+    rich_markup_mode=None, add_completion=False, help="M3GIA: GIA scores from the published CFA models."
+)
 
 
 @app.callback()
@@ -32,7 +34,8 @@ class ScaleChoice(str, Enum):
 def gia_command(
     language: Annotated[str, typer.Option("--language", help="en, zh, fr, sp/es, pt, ko or the full name.")],
     counts: Annotated[
-        Path, typer.Option("--counts", help="CSV with the 18 per-type counts, one row per model.")
+        Path, typer.Option("--counts", help="CSV or XLSX with the 18 per-type counts, one row per model (the "
+                           "release's MLLMs_acc_<lang>_score.xlsx is read as its GIA_<Lang>.R reads it).")
     ],
     scale: Annotated[ScaleChoice, typer.Option("--scale")] = ScaleChoice.official,
     ignore: Annotated[

@@ -14,7 +14,7 @@ from rich.console import Console
 from mmgauge import __version__
 from mmgauge.core.errors import UserError
 
-app = typer.Typer(
+app = typer.Typer(rich_markup_mode=None,
     name="mmgauge",
     help="Evaluate multimodal LLMs exactly as the benchmark papers define it: MME, MMBench, M3GIA, "
     "General-Level.",
@@ -22,9 +22,15 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-score_app = typer.Typer(help="Score existing answers without any model.", no_args_is_help=True)
-export_app = typer.Typer(help="Write a run's answers in another tool's format.", no_args_is_help=True)
-cache_app = typer.Typer(help="Inspect or clear the response cache.", no_args_is_help=True)
+score_app = typer.Typer(
+    rich_markup_mode=None, help="Score existing answers without any model.", no_args_is_help=True
+)
+export_app = typer.Typer(
+    rich_markup_mode=None, help="Write a run's answers in another tool's format.", no_args_is_help=True
+)
+cache_app = typer.Typer(
+    rich_markup_mode=None, help="Inspect or clear the response cache.", no_args_is_help=True
+)
 app.add_typer(score_app, name="score")
 app.add_typer(export_app, name="export")
 app.add_typer(cache_app, name="cache")
@@ -93,7 +99,9 @@ def _mount() -> None:
         if len(old) == 1:
             app.command(old[0], hidden=True)(alias)
         else:
-            old_group = old_groups.setdefault(old[0], typer.Typer(hidden=True, no_args_is_help=True))
+            old_group = old_groups.setdefault(old[0], typer.Typer(
+                rich_markup_mode=None, hidden=True, no_args_is_help=True)
+            )
             old_group.command(old[1])(alias)
     for old_name, old_group in old_groups.items():
         app.add_typer(old_group, name=old_name, hidden=True)

@@ -27,20 +27,27 @@ def register(score_app: typer.Typer, export_app: typer.Typer) -> None:
 
 
 def score_mmbench(
-    pred_file: Path = typer.Argument(..., help="TSV or XLSX: the dataset columns plus `prediction`."),
+    pred_file: Path = typer.Argument(
+        ..., help="TSV or XLSX (VLMEvalKit, lmms-eval) with the dataset columns plus `prediction`, or "
+        "lmms-eval's --log_samples JSONL."),
     judge: str = typer.Option("none", "--judge", help="'none' (exact matching) or a judge model spec."),
     json_output: bool = typer.Option(False, "--json", help="Print the scores as one JSON object."),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap interval and of --random-fallback."),
     random_fallback: bool = typer.Option(
         False, "--random-fallback", help="Give unresolved answers a seeded random letter (off by default)."
     ),
+    literal_options: bool = typer.Option(
+        False, "--literal-options", help="Keep options reading None, NA, null, ... as text (VLMEvalKit, "
+        "reading the file with pandas, drops them; so does this command by default)."
+    ),
 ) -> None:
-    """Score MMBench predictions with CircularEval, reading answers as the official matcher does."""
+    """Score MMBench predictions with CircularEval, as VLMEvalKit scores the file."""
     from mmgauge.api.scores import judge_for, score_mmbench
 
     the_judge = judge_for(judge)
     try:
-        result = score_mmbench(pred_file, the_judge, seed=seed, random_fallback=random_fallback)
+        result = score_mmbench(pred_file, the_judge, seed=seed, random_fallback=random_fallback,
+                               literal_options=literal_options)
     finally:
         if the_judge is not None:
             asyncio.run(the_judge.backend.aclose())
@@ -79,7 +86,7 @@ def export_mmbench(
     records: Path = typer.Argument(..., help="The run folder (or a file of its records)."),
     out: Path = typer.Option(..., "--out", help="The xlsx to write (original columns plus `prediction`)."),
 ) -> None:
-    """Write the submission file the MMBench evaluation server takes (for test splits without answers)."""
+    """Write a run's answers as a VLMEvalKit-form predictions xlsx (the retired evaluation server's form)."""
     from mmgauge.benchmarks.mmbench.bench import MMBenchBenchmark
     from mmgauge.store.run_folder import RunFolder
     from mmgauge.store.runlog import read_records
@@ -91,7 +98,9 @@ def export_mmbench(
     else:
         raise UserError("no such run folder or records file", file=str(records))
     written = MMBenchBenchmark().write_submission(loaded, data, out)
-    typer.echo(f"wrote {written.rows} rows to {written.path}; submit it to the MMBench evaluation server")
+    typer.echo(f"wrote {written.rows} rows to {written.path}; score it with `mmgauge score mmbench` once it "
+               "has the answer column (the MMBench evaluation server was retired; the test answers are "
+               "public)")
     if written.missing:
         shown = ", ".join(str(index) for index in written.missing[:10])
         typer.echo(f"note: {len(written.missing)} rows have no prediction (left empty): {shown}", err=True)

@@ -7,7 +7,10 @@ from typing import Annotated
 
 import typer
 
-app = typer.Typer(add_completion=False, help="Reports: charts, leaderboard, comparison, sample browser.")
+app = typer.Typer(
+    rich_markup_mode=None, add_completion=False,
+    help="Reports: charts, leaderboard, comparison, sample browser.",
+)
 
 
 @app.command("report")

@@ -50,8 +50,9 @@ def register(app: typer.Typer) -> None:
         data: list[str] = typer.Option(
             [],
             "--data",
-            help="Benchmark data (file or folder); NAME=PATH when running several benchmarks. "
-            "Default: the built-in sample.",
+            help="Benchmark data: a path, a VLMEvalKit name (MMBench_DEV_EN, CCBench, MME...) in $LMUData, "
+            "or hf:ORG/NAME[@REV][/CONFIG[/SPLIT]] in the local Hugging Face cache (nothing is downloaded); "
+            "NAME=DATA when running several benchmarks. Default: the built-in sample.",
         ),
         out: Path = typer.Option(
             Path("runs/latest"), "--out", "-o", help="Run folder; an existing one is resumed."

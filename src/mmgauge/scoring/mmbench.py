@@ -35,6 +35,13 @@ L2_ABBREVIATIONS: Final[dict[str, str]] = {
 UNRESOLVED: Final = "unresolved"
 FAILURE: Final = "failure"
 BOOTSTRAP_RESAMPLES: Final = 2000
+#: What to do about a test split now (the evaluation server was retired on 2026-03-31; see
+#: github.com/open-compass/MMBench/issues/61 and /62).
+TEST_ANSWERS: Final = (
+    "the MMBench evaluation server was retired on 2026-03-31 and the test answers are released "
+    "(open-compass/MMBench issue 61): run or score against VLMEvalKit's MMBench_TEST_EN_V11 / "
+    "MMBench_TEST_CN_V11 TSVs, which carry the answer column"
+)
 #: The label columns that give a breakdown, and the name of that breakdown.
 BREAKDOWNS: Final[dict[str, str]] = {"l2-category": "L2", "category": "category", "split": "split"}
 
@@ -81,23 +88,32 @@ class MMBenchResult(BaseModel):
     failed: int = 0
     #: Groups with copies missing from the records; each counts wrong.
     incomplete_groups: int = 0
-    #: Groups without an answer key (test split): not scored here; the evaluation server scores them.
+    #: Groups without an answer key (test split): not scored here.
     unanswered_groups: int = 0
     #: Groups with a failed request in this run: left out of every accuracy until a re-run retries them.
     pending_groups: int = 0
     circular: bool = True
     #: Per label column (category, l2-category, split): scored groups without a label, left out of that view.
     unlabelled: dict[str, int] = Field(default_factory=dict)
+    #: Predictions files: questions with an option whose whole text pandas reads as missing ("None", "NA",
+    # ...).
+    na_text_questions: int = 0
+    #: A few of their question groups (g_index), for the note.
+    na_text_examples: list[int] = Field(default_factory=list)
+    #: Whether those options were left out, as VLMEvalKit reads the file (else kept as text).
+    na_text_dropped: bool = False
+    #: Predictions files: groups holding fewer circular copies than options, judged on the copies present.
+    short_groups: int = 0
 
     def headline(self) -> list[str]:
         lines: list[str] = []
         if self.overall is None:
-            lines.append(f"no answer key for {self.unanswered_groups} question groups (test split): "
-                         "scores come from the evaluation server; submit the predictions xlsx")
+            lines.append(f"no answer key for {self.unanswered_groups} question groups (test split); "
+                         f"{TEST_ANSWERS}")
             return lines
         if self.unanswered_groups:
             lines.append(f"{self.unanswered_groups} question groups have no answer key (test split) and are "
-                         "not scored here")
+                         f"not scored here; {TEST_ANSWERS}")
         if self.unresolved:
             lines.extend(self._unresolved_lines())
         if self.pending_groups:
@@ -109,6 +125,11 @@ class MMBenchResult(BaseModel):
             lines.append(f"{self.incomplete_groups} question groups miss copies and count wrong")
         if not self.circular:
             lines.append("the file holds one copy per question: circular accuracy equals vanilla")
+        if self.na_text_questions:
+            lines.append(self._na_text_line())
+        if self.short_groups:
+            lines.append(f"{self.short_groups} question groups hold fewer circular copies than options; each "
+                         "is judged on the copies present, as VLMEvalKit does")
         for column, count in self.unlabelled.items():
             view = BREAKDOWNS[column]
             if count >= self.n_groups:
@@ -117,6 +138,14 @@ class MMBenchResult(BaseModel):
                 lines.append(f"{count} of {self.n_groups} question groups have no {column} label and are "
                              f"left out of the breakdown by {view}")
         return lines
+
+    def _na_text_line(self) -> str:
+        examples = ", ".join(str(g) for g in self.na_text_examples)
+        what = (f"{self.na_text_questions} questions have an option whose text pandas reads as missing "
+                f"(None, NA, null, ...; e.g. index {examples})")
+        if self.na_text_dropped:
+            return f"{what}: left out, as VLMEvalKit reads the file; --literal-options keeps them as text"
+        return f"{what}: kept as text (--literal-options); VLMEvalKit leaves them out"
 
     def _unresolved_lines(self) -> list[str]:
         decided = f"they decided {self.unresolved_groups} of {self.n_groups} question groups"

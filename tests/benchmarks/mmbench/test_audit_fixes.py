@@ -41,7 +41,10 @@ def write(tmp_path: Path, rows: list[dict[str, str]], name: str = "plain.tsv") -
 
 def test_plain_file_scores_each_question_as_one_copy(tmp_path: Path) -> None:
     rows = [ROW, dict(ROW, index="2", prediction="A")]
-    result = CliRunner().invoke(cli(), ["score", "mmbench", str(write(tmp_path, rows)), "--json"])
+    # ROW's answer is option D, whose text is "None": read literally here (see test_prediction_files.py for
+    # the default, which drops it as VLMEvalKit does).
+    args = ["score", "mmbench", str(write(tmp_path, rows)), "--json", "--literal-options"]
+    result = CliRunner().invoke(cli(), args)
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
     assert payload["overall"] == 0.5 and payload["vanilla"] == 0.5

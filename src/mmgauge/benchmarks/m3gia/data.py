@@ -1,7 +1,8 @@
 """Reading the public M3GIA parquet files and joining the ground truth and factor labels shipped with the
 package.
 
-The release has one parquet file per language, `<language>_v1.parquet`, with columns `index`, `question`,
+The release has one parquet file per language, `<language>_v1.parquet` (the M3GIA README calls them
+`<code>_final.parquet`, e.g. `en_final.parquet`; both names are read), with columns `index`, `question`,
 `hint`, option columns `A`..`F` (options stop at the first empty one), `image` (a struct holding the PNG
 `bytes`, null for text-only questions) and `QuestionTypes`. The files carry no answers: the ground truth, and
 the question type, come from `data/m3gia/answer_dict_<language>.jsonl` by question id; factor labels from
@@ -181,10 +182,11 @@ def read_parquet(path: Path, language: str) -> list[Question]:
 
 
 def _language_of(path: Path, root: Path) -> str | None:
-    """The language a parquet file holds, from its name (`english_v1...`) or a folder named after it."""
+    """The language a parquet file holds, from its name (`english_v1.parquet` as on the Hugging Face hub,
+    `en_final.parquet` as in the M3GIA README) or a folder named after it."""
     stem = path.name.lower()
-    for name in LANGUAGES:
-        if stem.startswith(f"{name}_") or stem.startswith(f"{name}-") or stem == f"{name}.parquet":
+    for word, name in (*((n, n) for n in LANGUAGES), *_CODES.items()):
+        if stem.startswith(f"{word}_") or stem.startswith(f"{word}-") or stem == f"{word}.parquet":
             return name
     parts = [p.lower() for p in path.relative_to(root).parts[:-1]]
     found = [name for name in LANGUAGES if name in parts]

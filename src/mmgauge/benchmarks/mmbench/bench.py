@@ -6,7 +6,6 @@ Records carry the group, copy, labels and answer letter, so scoring needs nothin
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -23,6 +22,7 @@ from mmgauge.benchmarks.mmbench.submission import Submission, write_submission
 from mmgauge.benchmarks.mmbench.tsv import Table, image_refs, load_table
 from mmgauge.benchmarks.presets import PresetTable, PromptFields
 from mmgauge.core.types import Extraction, Message, Sample, SampleRecord
+from mmgauge.datasources.tables import fingerprint_files, is_table_source, table_files
 from mmgauge.extraction.choice import match_choice
 from mmgauge.extraction.judge import Judge
 from mmgauge.extraction.methods import FAILURE, JUDGE
@@ -191,8 +191,5 @@ def _judge_question(sample: Sample) -> str:
 
 
 def _fingerprint(data: Path) -> str:
-    digest = hashlib.sha256(data.name.encode() + b"\0")
-    with data.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    """sha256 over the name and bytes of each file the table comes from (one file, or a split's shards)."""
+    return fingerprint_files(table_files(data) if is_table_source(data) else [data])

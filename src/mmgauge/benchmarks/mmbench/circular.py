@@ -136,9 +136,10 @@ def make_copies(table: Table) -> Table:
         cells["answer"] = answer
     if "g_index" in cells:
         cells["g_index"] = table.group[source_row].astype(str).astype(object)
+    image_data = None if table.image_data is None else table.image_data[source_row]
     return Table(source=table.source, columns=cells, letters=table.letters, index=index, options=options,
                  n_options=n_rows, answer=answer, group=table.group[source_row], copy=copy,
-                 line=table.line[source_row])
+                 line=table.line[source_row], image_data=image_data)
 
 
 def circular_table(table: Table) -> Table:

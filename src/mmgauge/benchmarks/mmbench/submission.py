@@ -1,8 +1,10 @@
 """The submission file for test splits (no answer key): the original columns plus `prediction`, as xlsx.
 
-This is the form the MMBench evaluation server takes. The `image` column is left out: base64 images do not fit
-in a spreadsheet cell (32,767 characters at most) and the server matches rows by `index`. Characters that xlsx
-cannot hold (control characters other than tab and newlines) are removed from the predictions.
+This is the form the MMBench evaluation server took (it was retired on 2026-03-31 and the test answers
+released, open-compass/MMBench issue 61) and the form VLMEvalKit's predictions files have, so `mmgauge score
+mmbench` and VLMEvalKit read it once it has the answer column. The `image` column is left out: base64 images
+do not fit in a spreadsheet cell (32,767 characters at most) and rows are matched by `index`. Characters that
+xlsx cannot hold (control characters other than tab and newlines) are removed from the predictions.
 """
 
 from __future__ import annotations

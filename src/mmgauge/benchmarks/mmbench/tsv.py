@@ -3,10 +3,16 @@
 Columns: `index, question, hint, A, B, C, D[, E...], answer, category, l2-category, split`, an image in
 `image` (base64 text, or a short value of at most 64 characters naming the index of another row whose image
 is reused) or a path in `image_path`, and optionally `g_index`. Every cell is read as text and an empty cell
-is "" (pandas' NA guessing would turn an option that reads "None" or "NA" into a missing option). Images stay
-base64 text until a backend asks for the bytes, so a 1 GB TSV is never held as decoded images.
+is "" (pandas' NA guessing would turn an option that reads "None" or "NA" into a missing option); only an
+option reading exactly "nan", pandas' NaN written out as text (lmms-eval writes absent options so), is empty.
+Images stay base64 text until a backend asks for the bytes, so a 1 GB TSV is never held as decoded images.
 
-Rows are named by their line in the file: the header is line 1, so data row r (from 0) is line r + 2.
+Rows are named by their line in the file: the header is line 1, so data row r (from 0) is line r + 2. In
+parquet and arrow files rows are numbered from 1; in JSON lines data row r is line r + 1 (blank lines aside).
+
+Column names are read as VLMEvalKit reads them: lower case, except the one-letter option columns, so
+`L2-category` (lmms-eval) is `l2-category`. Parquet and arrow files (the lmms-lab Hugging Face layout) and
+JSON lines (lmms-eval's sample logs) are read by `formats.py`; their images stay bytes (`Table.image_data`).
 """
 
 from __future__ import annotations
@@ -48,6 +54,8 @@ class Table:
     group: IntArray
     copy: IntArray
     line: IntArray
+    #: Each row's image bytes, for files that hold images as bytes (parquet, arrow); None for text files.
+    image_data: ObjArray | None = None
 
     def __len__(self) -> int:
         return len(self.index)
@@ -63,11 +71,45 @@ class Table:
 
 
 def read_columns(path: Path, *, images: bool = True) -> dict[str, ObjArray]:
-    """Read a TSV (or XLSX) into text columns, empty cells as ""; `images=False` skips the `image` column.
+    """Read a TSV (or XLSX, JSONL) into text columns, empty cells as ""; `images=False` skips `image`.
 
     TSVs go through pyarrow's CSV reader (pandas' quoting rules, several threads, and no pandas import, which
     alone costs a third of the time budget of scoring a 100,000-row file).
     """
+    return read_table_columns(path, images=images)[0]
+
+
+def read_table_columns(path: Path, *, images: bool = True) -> tuple[dict[str, ObjArray], ObjArray | None]:
+    """The text columns of any MMBench-form file, names as VLMEvalKit reads them, and image bytes if held."""
+    from mmgauge.datasources.tables import is_table_source
+
+    image_data: ObjArray | None = None
+    if is_table_source(path):
+        from mmgauge.benchmarks.mmbench.formats import read_hf_table
+
+        columns, image_data = read_hf_table(path, images=images)
+    elif path.is_file() and path.suffix.lower() == ".jsonl":
+        from mmgauge.benchmarks.mmbench.formats import read_jsonl
+
+        columns = read_jsonl(path)
+    else:
+        columns = _read_text_table(path, images)
+    return _vlmevalkit_names(columns, str(path)), image_data
+
+
+def _vlmevalkit_names(columns: dict[str, ObjArray], source: str) -> dict[str, ObjArray]:
+    """Column names lower-cased except one-letter upper-case ones (VLMEvalKit's `evaluate` does the same)."""
+    renamed: dict[str, ObjArray] = {}
+    for name, values in columns.items():
+        key = name if len(name) == 1 and name.isupper() else name.lower()
+        if key in renamed:
+            raise UserError(f"two columns are both '{key}' when read without letter case", file=source,
+                            line=1, field=name)
+        renamed[key] = values
+    return renamed
+
+
+def _read_text_table(path: Path, images: bool) -> dict[str, ObjArray]:
     if not path.is_file():
         raise UserError("no such file", file=str(path))
     if path.suffix.lower() in (".xlsx", ".xlsm", ".xls"):
@@ -163,7 +205,7 @@ def _first(mask: npt.NDArray[np.bool_]) -> int:
     return int(np.flatnonzero(mask)[0])
 
 
-def _integers(values: ObjArray, column: str, source: str) -> IntArray:
+def _integers(values: ObjArray, column: str, source: str, first_line: int = 2) -> IntArray:
     try:
         return np.asarray(values.astype(np.int64), dtype=np.int64)
     except (ValueError, TypeError, OverflowError):
@@ -175,17 +217,23 @@ def _integers(values: ObjArray, column: str, source: str) -> IntArray:
         except ValueError:
             number = -1.0
         if not number.is_integer() or number < 0:  # spreadsheets may hold whole numbers as 12.0
-            raise UserError(f"'{value}' is not a whole number", file=source, line=row + 2, field=column)
+            raise UserError(f"'{value}' is not a whole number", file=source, line=row + first_line,
+                            field=column)
         numbers[row] = int(number)
     return numbers
 
 
 def parse_table(columns: dict[str, ObjArray], source: str, *, need_image: bool = False,
-                need_prediction: bool = False) -> Table:
-    """Check a table and parse its columns; the first problem is one `UserError` naming row and column."""
-    required = list(REQUIRED) + (["prediction"] if need_prediction else [])
+                need_prediction: bool = False, need_category: bool = True,
+                image_data: ObjArray | None = None, first_line: int = 2) -> Table:
+    """Check a table and parse its columns; the first problem is one `UserError` naming row and column.
+
+    `first_line` is the line (or row number) of the first data row: 2 below a header line, 1 in parquet.
+    """
+    required = [c for c in REQUIRED if need_category or c != "category"]
+    required += ["prediction"] if need_prediction else []
     missing = [column for column in required if column not in columns]
-    if need_image and "image" not in columns and "image_path" not in columns:
+    if need_image and "image" not in columns and "image_path" not in columns and image_data is None:
         missing.append("image (or image_path)")
     if missing:
         raise UserError(f"missing required column(s): {', '.join(missing)}", file=source)
@@ -193,19 +241,20 @@ def parse_table(columns: dict[str, ObjArray], source: str, *, need_image: bool =
     if rows == 0:
         raise UserError("the table has no rows", file=source)
     empty = np.full(rows, "", dtype=object)
-    line = np.arange(rows, dtype=np.int64) + 2
-    index = _integers(columns["index"], "index", source)
+    line = np.arange(rows, dtype=np.int64) + first_line
+    index = _integers(columns["index"], "index", source, first_line)
     order = np.argsort(index, kind="stable")
     doubled = index[order][1:] == index[order][:-1]
     if doubled.any():
         pairs = np.column_stack([order[:-1][doubled], order[1:][doubled]])
         first, second = (int(value) for value in pairs[np.argmin(pairs[:, 1])])
-        raise UserError(f"index {index[first]} occurs twice (lines {first + 2} and {second + 2})",
-                        file=source, line=second + 2, field="index")
+        raise UserError(f"index {index[first]} occurs twice (lines {line[first]} and {line[second]})",
+                        file=source, line=int(line[second]), field="index")
 
     letters = tuple(OPTION_LETTERS[: next(
         (i for i, letter in enumerate(OPTION_LETTERS) if letter not in columns), len(OPTION_LETTERS))])
     options = np.column_stack([columns[letter] for letter in letters])
+    options[options == "nan"] = ""  # pandas' NaN written out as text (lmms-eval's absent options)
     given = options != ""
     n_options = given.sum(axis=1).astype(np.int64)
     gaps = given != (np.arange(len(letters))[None, :] < n_options[:, None])
@@ -213,11 +262,11 @@ def parse_table(columns: dict[str, ObjArray], source: str, *, need_image: bool =
         row = _first(gaps.any(axis=1))
         gap = letters[int(np.flatnonzero(~given[row])[0])]
         raise UserError(f"index {index[row]}: option {gap} is empty but a later option is given",
-                        file=source, line=row + 2, field=gap)
+                        file=source, line=int(line[row]), field=gap)
     if (n_options < 2).any():
         row = _first(n_options < 2)
         raise UserError(f"index {index[row]}: a question needs at least 2 options",
-                        file=source, line=row + 2, field="B")
+                        file=source, line=int(line[row]), field="B")
 
     answer = np.array([value.strip() for value in columns.get("answer", empty).tolist()], dtype=object)
     mapping = {letter: i for i, letter in enumerate(letters)}
@@ -227,7 +276,7 @@ def parse_table(columns: dict[str, ObjArray], source: str, *, need_image: bool =
         row = _first(wrong)
         choices = f"{letters[0]}-{letters[n_options[row] - 1]}"
         raise UserError(f"index {index[row]}: answer '{answer[row]}' is not one of the options {choices}",
-                        file=source, line=row + 2, field="answer")
+                        file=source, line=int(line[row]), field="answer")
 
     group = index % COPY_STRIDE
     cells = columns.get("g_index")
@@ -235,14 +284,19 @@ def parse_table(columns: dict[str, ObjArray], source: str, *, need_image: bool =
         given_group = cells != ""
         if given_group.any():
             group = group.copy()
-            group[given_group] = _integers(cells[given_group], "g_index", source)
+            group[given_group] = _integers(cells[given_group], "g_index", source, first_line)
     return Table(source=source, columns=columns, letters=letters, index=index, options=options,
-                 n_options=n_options, answer=answer, group=group, copy=index // COPY_STRIDE, line=line)
+                 n_options=n_options, answer=answer, group=group, copy=index // COPY_STRIDE, line=line,
+                 image_data=image_data)
 
 
-def load_table(path: Path, *, need_image: bool = False, need_prediction: bool = False) -> Table:
-    columns = read_columns(path, images=need_image)
-    return parse_table(columns, str(path), need_image=need_image, need_prediction=need_prediction)
+def load_table(path: Path, *, need_image: bool = False, need_prediction: bool = False,
+               need_category: bool = True) -> Table:
+    columns, image_data = read_table_columns(path, images=need_image)
+    headed = path.is_file() and path.suffix.lower() in (".tsv", ".txt", ".xlsx", ".xlsm", ".xls")
+    first_line = 2 if headed else 1
+    return parse_table(columns, str(path), need_image=need_image, need_prediction=need_prediction,
+                       need_category=need_category, image_data=image_data, first_line=first_line)
 
 
 def image_refs(table: Table, base_dir: Path) -> list[ImageRef]:
@@ -252,7 +306,10 @@ def image_refs(table: Table, base_dir: Path) -> list[ImageRef]:
     position_of = {str(value): i for i, value in enumerate(table.index.tolist())}
     images: list[ImageRef] = []
     for row in range(len(table)):
-        if cells[row]:
+        if table.image_data is not None and table.image_data[row] is not None:
+            images.append(ImageRef(data=table.image_data[row], origin_file=table.source,
+                                   origin_line=int(table.line[row]), origin_field="image"))
+        elif cells[row]:
             target = _follow(table, cells, position_of, row)
             images.append(ImageRef(b64=cells[target], origin_file=table.source,
                                    origin_line=int(table.line[target]), origin_field="image"))

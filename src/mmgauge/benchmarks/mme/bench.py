@@ -10,11 +10,12 @@ from typing import Any, ClassVar, Final
 from mmgauge.benchmarks.base import Benchmark, BenchmarkOptions, Dataset
 from mmgauge.benchmarks.mme.official import records_to_items
 from mmgauge.benchmarks.mme.prompts import TABLE as PROMPTS
-from mmgauge.benchmarks.mme.release import MMEQuestion, load_questions, subtask_folders
+from mmgauge.benchmarks.mme.release import MMEQuestion, is_hf_table, load_questions, subtask_folders
 from mmgauge.benchmarks.mme.sample import write_sample
 from mmgauge.benchmarks.presets import PresetTable, PromptFields
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import Extraction, Message, Sample, SampleRecord
+from mmgauge.datasources.tables import fingerprint_files, table_files
 from mmgauge.extraction.judge import Judge, JudgeUnavailable
 from mmgauge.extraction.yesno import PARSERS, parse_words, parse_yes_no
 from mmgauge.scoring.mme import PERCEPTION, MMEResult, Total, score_mme
@@ -60,7 +61,7 @@ class MMEBenchmark(Benchmark[MMEOptions, MMEResult]):
     def load(self, data: Path) -> Dataset:
         questions = load_questions(data)
         self.load_notes = []
-        if data.is_dir():
+        if data.is_dir() and not is_hf_table(data):
             _, others = subtask_folders(data)
             if others:
                 self.load_notes.append(f"not read (not MME subtask folders): {', '.join(others)}")
@@ -176,6 +177,8 @@ def _partial_text(total: Total) -> str:
 def _fingerprint(data: Path) -> str:
     """sha256 over every file the questions come from (names and bytes), in a fixed order."""
     digest = hashlib.sha256()
+    if data.is_file() and is_hf_table(data):  # a shard stands for its split: hash every shard
+        return fingerprint_files(table_files(data))
     files = sorted(p for p in data.rglob("*") if p.is_file()) if data.is_dir() else [data]
     for path in files:
         digest.update(path.relative_to(data).as_posix().encode() if data.is_dir() else path.name.encode())
