@@ -19,7 +19,7 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "evaluate": "mmgauge.api.evaluate",
     "evaluate_async": "mmgauge.api.evaluate",
-    "EvalRequest": "mmgauge.api.evaluate",
+    "EvalRequest": "mmgauge.api.request",
     "load_run": "mmgauge.api.runs",
     "Run": "mmgauge.api.runs",
     "score_mme": "mmgauge.api.scores",

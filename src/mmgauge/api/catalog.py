@@ -69,7 +69,8 @@ def list_benchmarks() -> list[BenchmarkInfo]:
 
 
 def list_backends() -> list[BackendInfo]:
-    from mmgauge.backends.registry import BACKENDS, plugin_backends
+    from mmgauge.backends.plugins import plugin_backends
+    from mmgauge.backends.registry import BACKENDS
 
     out = [BackendInfo(name=name, description=description, target=target)
            for name, (target, description) in sorted(BACKENDS.items())]

@@ -7,8 +7,8 @@ import contextlib
 from pathlib import Path
 from typing import Any
 
-from mmgauge.api.evaluate import EvalRequest
 from mmgauge.api.options import benchmark_options
+from mmgauge.api.request import EvalRequest
 from mmgauge.backends.base import Backend, BackendSettings
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import DatasetEntry, GenerationConfig, ModelSpec

@@ -7,12 +7,12 @@ their specs are `NAME:MODEL@URL` or `NAME:PATH` (see `spec.py`).
 from __future__ import annotations
 
 import importlib
-from importlib.metadata import entry_points
 from typing import Any
 
 from pydantic import ValidationError
 
 from mmgauge.backends.base import Backend, BackendSettings
+from mmgauge.backends.plugins import plugin_backends
 from mmgauge.backends.spec import parse_spec
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import ModelSpec
@@ -32,15 +32,6 @@ BACKENDS: dict[str, tuple[str, str]] = {
     "replay": ("mmgauge.backends.replay:ReplayBackend", "answers from an existing predictions file"),
     "mock": ("mmgauge.backends.mock:MockBackend", "answers a fixed text instantly (tests, benchmarks)"),
 }
-
-
-ENTRY_POINT_GROUP = "mmgauge.backends"
-
-
-def plugin_backends() -> dict[str, str]:
-    """name -> "module:Class" of the backends installed packages register (built-in names win)."""
-    return {entry.name: entry.value for entry in entry_points(group=ENTRY_POINT_GROUP)
-            if entry.name not in BACKENDS}
 
 
 def backend_class(name: str) -> type[Backend]:

@@ -1,7 +1,7 @@
 """Answers from an existing predictions file, to score outputs produced elsewhere.
 
-The file is looked up by sample id: a run's `samples.jsonl` (field `sample_id`), or a TSV/XLSX/CSV/JSONL
-with columns `index` (or `id`/`sample_id`) and `prediction`, as other toolkits write them; lmms-eval's
+The file is looked up by sample id: another run (its folder, or a file of its records), or a TSV/XLSX/CSV/
+JSONL with columns `index` (or `id`/`sample_id`) and `prediction`, as other toolkits write them; lmms-eval's
 `--log_samples` JSONL (MMBench, MME) and M3GIA's answer files (`<language>.jsonl`, or their folder) are
 read as `replay_formats` describes. A sample with no prediction in the file comes back as a failed request,
 never as an empty answer.
@@ -10,7 +10,8 @@ never as an empty answer.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+import json
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from mmgauge.backends.base import Backend, BackendSettings, Request
@@ -23,7 +24,9 @@ from mmgauge.backends.replay_formats import (
     m3gia_folder,
 )
 from mmgauge.core.errors import UserError
-from mmgauge.core.types import ModelResponse, ModelSpec
+from mmgauge.core.types import ModelResponse, ModelSpec, SampleRecord
+from mmgauge.store.run_folder import RunFolder
+from mmgauge.store.runlog import read_records
 
 ID_COLUMNS = ("sample_id", "index", "id")
 
@@ -52,26 +55,50 @@ def read_predictions(path: Path) -> dict[str, str]:
 
 
 def _read_folder(path: Path) -> dict[str, str]:
-    """A run folder (its samples.jsonl) or an M3GIA answers folder (`<language>.jsonl` files)."""
-    if (path / "samples.jsonl").is_file():
-        return _read_jsonl(path / "samples.jsonl")
+    """A run folder (its logged answers) or an M3GIA answers folder (`<language>.jsonl` files)."""
+    folder = RunFolder(path)
+    if folder.has_records():
+        return _answers(folder.raw_records().values())
     files = m3gia_folder(path)
     if not files:
-        raise UserError("neither a run folder (samples.jsonl) nor M3GIA answers (<language>.jsonl)",
-                        file=str(path))
+        raise UserError("neither a run folder nor M3GIA answers (<language>.jsonl)", file=str(path))
     answers: dict[str, str] = {}
     for file in files:
         answers.update(m3gia_answers(json_lines(file), file))
     return answers
 
 
-def _files(path: Path) -> list[Path]:
-    if path.is_file():
-        return [path]
-    return [path / "samples.jsonl"] if (path / "samples.jsonl").is_file() else m3gia_folder(path)
+def _answers(records: Iterable[SampleRecord]) -> dict[str, str]:
+    """Each sample's answer in a run's records (failed requests have none: asked again, they fail again)."""
+    return {r.sample_id: r.response.text for r in records if r.response.ok and r.response.text is not None}
+
+
+def _fingerprint(path: Path, answers: dict[str, str]) -> str:
+    digest = hashlib.sha256()
+    if path.is_dir() and RunFolder(path).has_records():
+        # Another run: what it answered (its log also holds timings and failures that change nothing).
+        digest.update(json.dumps(sorted(answers.items()), ensure_ascii=False).encode("utf-8"))
+        return digest.hexdigest()
+    files = [path] if path.is_file() else m3gia_folder(path)
+    for file in files:  # one file: its bytes alone, as before folders were accepted
+        named = file.name.encode() + b"\0" if path.is_dir() else b""
+        digest.update(named + file.read_bytes())
+    return digest.hexdigest()
+
+
+def _is_record_file(path: Path) -> bool:
+    with path.open("rb") as handle:
+        first = handle.readline()
+    try:
+        row = json.loads(first)
+    except ValueError:
+        return False
+    return isinstance(row, dict) and "response" in row and "sample_id" in row
 
 
 def _read_jsonl(path: Path) -> dict[str, str]:
+    if _is_record_file(path):  # another run's record log: read as the run folder reads it
+        return _answers(read_records(path))
     lines = json_lines(path)
     if lines and is_lmms_eval_line(lines[0][1]):
         return lmms_eval_answers(lines, str(path))
@@ -79,11 +106,6 @@ def _read_jsonl(path: Path) -> dict[str, str]:
         return m3gia_answers(lines, path)
     answers: dict[str, str] = {}
     for number, row in lines:
-        if "response" in row and "sample_id" in row:  # a run's own samples.jsonl
-            text = (row["response"] or {}).get("text")
-            if text is not None and not (row["response"] or {}).get("error"):
-                answers[str(row["sample_id"])] = str(text)
-            continue
         key = next((c for c in ID_COLUMNS if c in row), None)
         if key is None or "prediction" not in row:
             raise UserError(
@@ -100,11 +122,7 @@ class ReplayBackend(Backend):
     def __init__(self, path: Path) -> None:
         self.path = path
         self.answers = read_predictions(path)
-        digest = hashlib.sha256()
-        for file in _files(path):  # one file: its bytes alone, as before folders were accepted
-            named = file.name.encode() + b"\0" if path.is_dir() else b""
-            digest.update(named + file.read_bytes())
-        self._fingerprint = "replay:" + digest.hexdigest()
+        self._fingerprint = "replay:" + _fingerprint(path, self.answers)
 
     @classmethod
     def from_spec(cls, spec: ModelSpec, settings: BackendSettings) -> ReplayBackend:

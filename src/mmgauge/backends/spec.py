@@ -78,7 +78,7 @@ def parse_spec(text: str) -> tuple[ModelSpec, dict[str, Any]]:
 
 def _plugin_spec(backend: str, rest: str) -> ModelSpec | None:
     """`NAME:MODEL@URL` or `NAME:PATH` for a backend an installed package registers."""
-    from mmgauge.backends.registry import plugin_backends
+    from mmgauge.backends.plugins import plugin_backends
 
     if not rest or backend not in plugin_backends():
         return None

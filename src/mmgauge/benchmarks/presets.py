@@ -10,17 +10,21 @@ them is a one-line error), and the fields a user template file may use (see `pro
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, Literal
+from typing import Final
 
+from mmgauge.benchmarks.prompt_template import load_template
+from mmgauge.benchmarks.prompt_types import (
+    IMAGE_ORDERS,
+    ImageOrder,
+    Preset,
+    Prompt,
+    PromptFields,
+    TemplateStyle,
+)
 from mmgauge.core.errors import UserError
-from mmgauge.core.types import ImagePart, ImageRef, Message, TextPart
-
-#: Where the images go relative to the prompt text inside the one user message.
-ImageOrder = Literal["before", "after"]
-IMAGE_ORDERS: Final[tuple[ImageOrder, ...]] = ("before", "after")
 
 PAPER: Final = "paper"
 VLMEVALKIT: Final = "vlmevalkit"
@@ -37,58 +41,6 @@ PANDAS_DEFAULT_NA: Final = frozenset({
     "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>", "N/A",
     "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
 })
-
-
-@dataclass(frozen=True)
-class PromptFields:
-    """The plain fields a prompt is built from. `options` maps letter to text in the order shown; `hint` is ""
-    when the question has none; `language` is the benchmark's prompt language ("en"/"cn" for MMBench, a
-    language name such as "english" for M3GIA, "" for MME)."""
-
-    question: str
-    options: Mapping[str, str] = field(default_factory=dict)
-    hint: str = ""
-    language: str = ""
-
-
-@dataclass(frozen=True)
-class Prompt:
-    """What a preset produces: the user text, the image placement and an optional system prompt."""
-
-    text: str
-    images: ImageOrder = "before"
-    system: str | None = None
-
-    def messages(self, images: Sequence[ImageRef]) -> list[Message]:
-        """The chat messages: a system message when there is a system prompt, then one user message."""
-        text: list[TextPart | ImagePart] = [TextPart(text=self.text)]
-        pictures: list[TextPart | ImagePart] = [ImagePart(image=image) for image in images]
-        content = pictures + text if self.images == "before" else text + pictures
-        user = Message(role="user", content=content)
-        return [user] if self.system is None else [Message.system(self.system), user]
-
-
-@dataclass(frozen=True)
-class Preset:
-    """One named prompt wording. `source` says where the text comes from (file and commit) for `mmgauge list`
-    and the manifest; `key` identifies the wording for the cache key and changes whenever the wording does."""
-
-    name: str
-    source: str
-    key: str
-    build: Callable[[PromptFields], Prompt]
-
-    def __call__(self, fields: PromptFields) -> Prompt:
-        return self.build(fields)
-
-
-@dataclass(frozen=True)
-class TemplateStyle:
-    """How a template file writes each option and the hint block (see `prompt_template.py`)."""
-
-    option_format: str = "{letter}. {text}"
-    option_separator: str = "\n"
-    hint_format: str = "Hint: {hint}\n"
 
 
 @dataclass(frozen=True)
@@ -130,8 +82,6 @@ class PresetTable:
             return self.get(key)
         path = Path(value).expanduser()
         if path.is_file() or path.suffix.lower() in TEMPLATE_SUFFIXES or "/" in value:
-            from mmgauge.benchmarks.prompt_template import load_template
-
             return load_template(path, self)
         return self.get(value)
 
@@ -162,3 +112,6 @@ CHOICE_FIELDS: Final[Mapping[str, str]] = {
     "letters": "the option letters, e.g. 'A, B, C'",
     "language": "the prompt language",
 }
+
+
+__all__ = ["IMAGE_ORDERS", "ImageOrder", "Preset", "PresetTable", "Prompt", "PromptFields", "TemplateStyle"]

@@ -26,18 +26,20 @@ import string
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from mmgauge.benchmarks.presets import (
+from mmgauge.benchmarks.prompt_types import (
     IMAGE_ORDERS,
     ImageOrder,
     Preset,
-    PresetTable,
     Prompt,
     PromptFields,
     TemplateStyle,
 )
 from mmgauge.core.errors import UserError
+
+if TYPE_CHECKING:
+    from mmgauge.benchmarks.presets import PresetTable
 
 YAML_SUFFIXES: Final = frozenset({".yaml", ".yml"})
 KEYS: Final = ("template", "option_format", "option_separator", "hint_format", "system", "images")

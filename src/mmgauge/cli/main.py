@@ -152,3 +152,7 @@ def main(argv: list[str] | None = None) -> None:
         err.print(f"error: {where}{problem.strerror or problem}", markup=False)
         code = 2
     sys.exit(code if isinstance(code, int) else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -142,8 +142,9 @@ def register(app: typer.Typer) -> None:
         ),
     ) -> None:
         """Evaluate a model. Re-running the same command into the same --out resumes and retries failures."""
-        from mmgauge.api.evaluate import build_request, evaluate_async
+        from mmgauge.api.evaluate import evaluate_async
         from mmgauge.api.options import parse_assignments
+        from mmgauge.api.request import build_request
         from mmgauge.cli.progress import RichProgress
 
         console = Console()

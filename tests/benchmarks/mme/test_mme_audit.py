@@ -12,8 +12,8 @@ import typer
 from typer.testing import CliRunner
 
 from mmgauge.benchmarks.mme.bench import MMEBenchmark
+from mmgauge.benchmarks.mme.data import load_questions
 from mmgauge.benchmarks.mme.official import read_results_folder
-from mmgauge.benchmarks.mme.release import load_questions
 from mmgauge.cli.main import mounted_app
 from mmgauge.core.errors import UserError
 from mmgauge.testing.toy import tiny_png

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from mmgauge.benchmarks.mme.bench import MMEBenchmark
-from mmgauge.benchmarks.mme.release import load_questions
+from mmgauge.benchmarks.mme.data import load_questions
 from mmgauge.core.errors import UserError
 from mmgauge.testing.toy import tiny_png
 

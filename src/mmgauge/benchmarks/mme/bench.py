@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any, ClassVar, Final
 
 from mmgauge.benchmarks.base import Benchmark, BenchmarkOptions, Dataset
+from mmgauge.benchmarks.mme.data import is_hf_table, load_questions
 from mmgauge.benchmarks.mme.official import records_to_items
 from mmgauge.benchmarks.mme.prompts import TABLE as PROMPTS
-from mmgauge.benchmarks.mme.release import MMEQuestion, is_hf_table, load_questions, subtask_folders
+from mmgauge.benchmarks.mme.release import MMEQuestion, subtask_folders
 from mmgauge.benchmarks.mme.sample import write_sample
 from mmgauge.benchmarks.presets import PresetTable, PromptFields
 from mmgauge.core.errors import UserError

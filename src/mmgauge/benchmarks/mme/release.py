@@ -8,7 +8,7 @@ Either layout is accepted for any subtask. A question file holds two lines `ques
 Single TSV (as other toolkits ship it): columns index, image, question, answer, category, image_path. `image`
 is base64, or a short value naming the `index` of another row whose image it reuses.
 
-The lmms-lab/MME parquet (or arrow) layout is read by `hf_table.py`.
+The lmms-lab/MME parquet (or arrow) layout is read by `hf_table.py`; `data.py` picks the reader.
 
 Every error names the file and line (for spreadsheets: the row as the spreadsheet shows it).
 """
@@ -330,27 +330,3 @@ def load_tsv(path: Path) -> list[MMEQuestion]:
             text = row.cells.get("question") or ""
             questions.append(MMEQuestion(subtask, key, index, text, truth, order, ref))
     return questions
-
-
-def is_hf_table(path: Path) -> bool:
-    """Whether `path` is the lmms-lab/MME layout (parquet or arrow files) rather than a release folder."""
-    from mmgauge.datasources.tables import is_table_source
-
-    if path.is_dir() and subtask_folders(path)[0]:
-        return False
-    return is_table_source(path)
-
-
-def load_questions(path: Path) -> list[MMEQuestion]:
-    if is_hf_table(path):
-        from mmgauge.benchmarks.mme.hf_table import load_hf_table
-
-        return load_hf_table(path)
-    if path.is_dir():
-        return load_release_folder(path)
-    if path.is_file() and path.suffix.lower() == ".tsv":
-        return load_tsv(path)
-    if not path.exists():
-        raise UserError("no such file or folder", file=str(path))
-    raise UserError("expected an MME release folder or a .tsv file (VLMEvalKit), or .parquet/.arrow files "
-                    "(lmms-lab/MME)", file=str(path))

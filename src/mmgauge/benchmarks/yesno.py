@@ -1,0 +1,102 @@
+"""A yes/no benchmark from a table of questions: subclass, name it, and it loads, asks, reads and scores.
+
+    class Pope(YesNoBenchmark):
+        name = "pope"
+        description = "POPE: object hallucination as yes/no questions"
+
+        def sample_data(self, directory): ...   # write a small built-in sample, return its path
+
+The table is a JSONL, CSV or TSV file with columns `id` (or `index`), `question`, `answer` (yes/no), `image`
+(a file path relative to the table) and optionally `category`. Answers are read with the whole-word rule
+(`extraction/yesno.py`: "yes" xor "no"); scores are accuracy with an exact interval, precision, recall and
+F1 of "yes", and the yes-ratio (`scoring/yesno.py`), overall and per category.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from mmgauge.benchmarks.base import Benchmark, BenchmarkOptions, Dataset
+from mmgauge.core.errors import UserError
+from mmgauge.core.types import Extraction, ImageRef, Message, Sample, SampleRecord
+from mmgauge.extraction.yesno import parse_words
+from mmgauge.scoring.yesno import YesNoResult, score_yes_no
+
+
+def read_table(path: Path) -> list[tuple[int, dict[str, str]]]:
+    """(line, row) of a JSONL, CSV or TSV file; a row that cannot be read is a one-line error."""
+    if not path.is_file():
+        raise UserError("no such data file", file=str(path))
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise UserError("not UTF-8 text", file=str(path)) from None
+    if path.suffix.lower() == ".jsonl":
+        rows = []
+        for number, line in enumerate(text.splitlines(), start=1):
+            if line.strip():
+                try:
+                    row = json.loads(line)
+                except ValueError:
+                    raise UserError("not JSON", file=str(path), line=number) from None
+                if not isinstance(row, dict):
+                    raise UserError("a row must be a JSON object", file=str(path), line=number)
+                rows.append((number, {str(k): "" if v is None else str(v) for k, v in row.items()}))
+        return rows
+    delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
+    reader = csv.DictReader(text.splitlines(), delimiter=delimiter)
+    return [(number, dict(row)) for number, row in enumerate(reader, start=2)]
+
+
+class YesNoBenchmark(Benchmark[BenchmarkOptions, YesNoResult]):
+    """Base of yes/no benchmarks; a subclass sets `name`, `description` and writes its `sample_data`."""
+
+    result_type: ClassVar[type[YesNoResult]] = YesNoResult
+    #: Appended to every question (e.g. " Please answer yes or no.").
+    suffix: ClassVar[str] = ""
+
+    def load(self, data: Path) -> Dataset:
+        samples = []
+        for line, row in read_table(data):
+            sample_id = row.get("id") or row.get("index")
+            answer = (row.get("answer") or "").strip().lower()
+            if not sample_id or not row.get("question"):
+                raise UserError("a row needs 'id' and 'question'", file=str(data), line=line)
+            if answer not in ("yes", "no"):
+                raise UserError(f"answer must be yes or no, not {answer!r}", file=str(data), line=line,
+                                field="answer")
+            images = [ImageRef(path=str(data.parent / row["image"]), origin_file=str(data), origin_line=line,
+                               origin_field="image")] if row.get("image") else []
+            samples.append(Sample(id=sample_id, benchmark=self.name, question=row["question"], answer=answer,
+                                  images=images, metadata={"category": row.get("category", "")}))
+        digest = hashlib.sha256(data.read_bytes()).hexdigest()
+        return Dataset(benchmark=self.name, source=str(data), fingerprint=digest, samples=samples)
+
+    def build_messages(self, sample: Sample, round: int = 0) -> list[Message]:
+        return [Message.user(sample.question + self.suffix, sample.images)]
+
+    def extract(self, sample: Sample, text: str, round: int = 0) -> Extraction:
+        return parse_words(text)
+
+    def score(self, records: Sequence[SampleRecord]) -> YesNoResult:
+        return score_yes_no(records)
+
+    def summary(self, result: YesNoResult) -> list[tuple[str, str]]:
+        scores = result.overall
+        if scores is None:
+            return [(f"{self.name}", "nothing answered yet")]
+        rows = [(f"{self.name} accuracy", f"{100 * scores.accuracy:.2f}% ({scores.accuracy_ci.text(100)})")]
+        f1 = "-" if scores.f1 is None else f"{100 * scores.f1:.2f}"
+        ratio = "-" if scores.yes_ratio is None else f"{scores.yes_ratio:.2f}"
+        rows.append((f"{self.name} F1 / yes-ratio", f"{f1} / {ratio}"))
+        if result.failed:
+            rows.append((f"{self.name} failed requests", f"{result.failed} (not scored)"))
+        return rows
+
+    def record_metadata(self, sample: Sample) -> dict[str, Any]:
+        return dict(sample.metadata)

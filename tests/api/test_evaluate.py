@@ -1,0 +1,108 @@
+"""`mmgauge.evaluate()`: the library call behind `mmgauge run`, in notebooks (a running loop) and scripts."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import mmgauge
+from mmgauge.core.errors import UserError
+from mmgauge.scoring.mme import MMEResult
+
+
+def test_evaluate_inside_a_running_event_loop(tmp_path: Path) -> None:
+    async def notebook_cell() -> Any:
+        # Jupyter runs cells inside a loop: the synchronous call must still work there.
+        return mmgauge.evaluate(model="mock:Yes", benchmarks=["mme"], out=tmp_path / "a", cache=False)
+
+    results = asyncio.run(notebook_cell())
+    assert results.benchmarks["mme"].status == "complete"
+    awaited = asyncio.run(mmgauge.evaluate_async(model="mock:Yes", benchmarks="mme", out=tmp_path / "b",
+                                                 cache=False))
+    assert awaited.result_as("mme", MMEResult) == results.result_as("mme", MMEResult)
+
+
+def test_load_run_gives_typed_results_and_a_dataframe(tmp_path: Path) -> None:
+    mmgauge.evaluate(model="mock:Yes", benchmarks=["mme", "m3gia"], out=tmp_path / "r", cache=False)
+    run = mmgauge.load_run(tmp_path / "r")
+    mme = run.result("mme")
+    assert isinstance(mme, MMEResult) and mme.perception.score == 500.0
+    frame = run.records
+    assert set(frame["benchmark"]) == {"mme", "m3gia"}
+    assert {"answer", "method", "correct", "meta.subtask", "meta.language"} <= set(frame.columns)
+    assert frame.loc[frame["benchmark"] == "mme", "answer"].eq("yes").all()
+    with pytest.raises(UserError, match="not a run folder"):
+        mmgauge.load_run(tmp_path)
+
+
+def test_a_narrower_run_never_loses_results(tmp_path: Path, cli: Any) -> None:
+    out = tmp_path / "run"
+    full = mmgauge.evaluate(model="mock:Yes", benchmarks=["mme", "mmbench"], out=out, cache=False)
+    subset = mmgauge.evaluate(model="mock:Yes", benchmarks=["mme"], out=out, cache=False, limit=4)
+    assert subset.benchmarks["mme"].result == full.benchmarks["mme"].result
+    assert subset.benchmarks["mmbench"].result == full.benchmarks["mmbench"].result
+    assert subset.benchmarks["mme"].status == "complete" and subset.benchmarks["mme"].resumed == 4
+    assert subset.benchmarks["mmbench"].requested == 0  # not asked again, still scored
+    scored = [json.loads(line) for line in (out / "scored.jsonl").read_text().splitlines()]
+    assert {r["benchmark"] for r in scored} == {"mme", "mmbench"}
+    manifest = json.loads((out / "manifest.json").read_text())
+    history = manifest["invocations"]
+    assert [entry["status"] for entry in history] == ["finished", "finished"]
+    assert history[1]["limit"] == 4 and history[1]["benchmarks"] == ["mme"]
+    assert history[0]["counts"]["mme"]["requested"] > 0 and history[1]["counts"]["mme"]["requested"] == 0
+
+
+def test_a_limited_run_is_partial_everywhere(tmp_path: Path, cli: Any) -> None:
+    out = tmp_path / "run"
+    done = cli("run", "--bench", "mme", "--model", "mock:Yes", "--limit", "4", "--out", out, "--no-cache")
+    assert done.code == 0
+    assert "(partial)" in done.out and "partial: 4 of" in done.out
+    entry = json.loads((out / "results.json").read_text())["benchmarks"]["mme"]
+    assert entry["status"] == "partial" and entry["records"] == 4 and entry["expected"] > 4
+    assert mmgauge.load_run(out).partial() == {"mme": f"4/{entry['expected']}"}
+    assert cli("report", out, "--out", tmp_path / "r.html").code == 0
+    assert "partial" in (tmp_path / "r.html").read_text()
+    rest = mmgauge.evaluate(model="mock:Yes", benchmarks=["mme"], out=out, cache=False)
+    assert rest.benchmarks["mme"].status == "complete" and rest.benchmarks["mme"].resumed == 4
+
+
+def test_stored_verdicts_are_recomputed_from_the_raw_answers(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    honest = mmgauge.evaluate(model="mock:Yes", benchmarks=["mme"], out=out, cache=False)
+    log = out / "samples.jsonl"
+    forged = []
+    for line in log.read_text().splitlines():
+        record = json.loads(line)
+        record["extraction"]["answer"] = record["target"]  # every answer "right"
+        record["correct"] = True
+        forged.append(json.dumps(record))
+    log.write_text("\n".join(forged) + "\n")
+    again = mmgauge.evaluate(model="mock:Yes", benchmarks=["mme"], out=out, cache=False)
+    assert again.benchmarks["mme"].requested == 0
+    assert again.benchmarks["mme"].result == honest.benchmarks["mme"].result
+
+
+def test_another_model_cannot_take_over_a_folder_without_its_manifest(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    mmgauge.evaluate(model="mock:Yes", benchmarks=["mme"], out=out, cache=False)
+    (out / "manifest.json").unlink()
+    other = mmgauge.evaluate(model="mock:No", benchmarks=["mme"], out=out, cache=False)
+    entry = other.benchmarks["mme"]
+    assert entry.resumed == 0 and entry.requested == entry.records  # every answer asked of the new model
+    assert other.result_as("mme", MMEResult).subtasks["existence"].yes_ratio == 0.0
+
+
+def test_options_belong_to_the_benchmarks_that_declare_them(tmp_path: Path) -> None:
+    with pytest.raises(UserError, match=r"no benchmark of this run .*'shuffle_options'"):
+        mmgauge.evaluate(model="mock:Yes", benchmarks=["mme"], out=tmp_path / "x",
+                         options={"shuffle_options": True})
+    with pytest.raises(UserError, match=r"mme\.pasrer.*not an option of mme"):
+        mmgauge.evaluate(model="mock:Yes", benchmarks=["mme"], out=tmp_path / "y",
+                         options={"mme": {"pasrer": "words"}})
+    words = mmgauge.evaluate(model="mock:Yes", benchmarks=["mme"], out=tmp_path / "z", cache=False,
+                             options={"parser": "words"})
+    assert words.result_as("mme", MMEResult).parser == "words"

@@ -1,0 +1,71 @@
+"""Benchmarks and backends plug in from outside: the example package in tests/plugins/pope, installed with pip
+and found through its entry points (`mmgauge.benchmarks`, `mmgauge.backends`), never imported by name."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import mmgauge
+
+PLUGIN = Path(__file__).parents[1] / "plugins" / "pope"
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The plug-in pip-installed into a folder put on sys.path (as a site directory would be)."""
+    work = tmp_path_factory.mktemp("plugin")
+    source = shutil.copytree(PLUGIN, work / "src")  # pip builds in the source tree: keep the repo clean
+    target = work / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+                    "--target", str(target), str(source)], check=True, capture_output=True)
+    sys.path.insert(0, str(target))
+    try:
+        yield target
+    finally:
+        sys.path.remove(str(target))
+        sys.modules.pop("mmgauge_pope", None)
+
+
+def test_the_plugin_module_stays_small() -> None:
+    assert len((PLUGIN / "mmgauge_pope.py").read_text().splitlines()) <= 80
+
+
+def test_list_shows_the_plugins(installed: Path, cli: Any) -> None:
+    result = cli("list")
+    assert result.code == 0
+    assert "pope (plug-in)" in result.out and "parrot (plug-in)" in result.out
+    assert "POPE-style" in result.out
+
+
+def test_a_plugin_benchmark_runs_scores_and_resumes(installed: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    results = mmgauge.evaluate(model="parrot:red", benchmarks=["pope"], out=out, cache=False)
+    entry = results.benchmarks["pope"]
+    assert entry.status == "complete" and entry.records == 9 and entry.requested == 9
+    scores = mmgauge.load_run(out).result("pope")
+    # The parrot says yes exactly when asked about red: right for red on red (1) and for green or blue
+    # asked about an image of another colour (4); wrong for red asked elsewhere (2) and for green or blue
+    # asked about themselves (2).
+    assert scores.overall.accuracy == pytest.approx(5 / 9)  # type: ignore[attr-defined]
+    assert scores.overall.yes_ratio == pytest.approx(3 / 9)  # type: ignore[attr-defined]
+    again = mmgauge.evaluate(model="parrot:red", benchmarks=["pope"], out=out, cache=False)
+    assert again.benchmarks["pope"].requested == 0 and again.benchmarks["pope"].resumed == 9
+
+
+def test_the_command_line_finds_the_plugin_in_a_fresh_process(installed: Path, tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(installed), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(
+        [sys.executable, "-m", "mmgauge.cli.main", "run", "--bench", "pope", "--model", "parrot:blue",
+         "--out", str(tmp_path / "cli"), "--no-cache"], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    results = json.loads((tmp_path / "cli" / "results.json").read_text())
+    assert results["benchmarks"]["pope"]["records"] == 9
