@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+import click
 import typer
 from rich.console import Console
 
@@ -119,6 +120,10 @@ def renamed(command: Callable[..., Any], old: str, new: str) -> Callable[..., An
     return alias
 
 
+INTERRUPTED_STATUS = 130
+INTERRUPTED = "interrupted: every finished sample is kept in the run folder; run the same command to resume"
+
+
 def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
@@ -127,6 +132,8 @@ def main(argv: list[str] | None = None) -> None:
     try:
         # The exact invocation reaches commands as ctx.obj, so a run's manifest records what was typed.
         code = command.main(args=args, prog_name="mmgauge", standalone_mode=False, obj={"argv": args})
+        if code == INTERRUPTED_STATUS:  # typer turns Ctrl-C into this status, saying nothing
+            err.print(INTERRUPTED)
     except typer.Exit as stop:
         code = stop.exit_code
     except typer.TyperException as problem:
@@ -135,11 +142,9 @@ def main(argv: list[str] | None = None) -> None:
         message = formatter() if callable(formatter) else str(problem)
         err.print(f"error: {message}", markup=False)
         code = int(getattr(problem, "exit_code", 2))
-    except (typer.Abort, KeyboardInterrupt):
-        err.print(
-            "interrupted: every finished sample is kept in the run folder; run the same command to resume"
-        )
-        code = 130
+    except (typer.Abort, click.exceptions.Abort, KeyboardInterrupt):
+        err.print(INTERRUPTED)
+        code = INTERRUPTED_STATUS
     except UserError as problem:
         if debug:
             raise

@@ -1,8 +1,17 @@
-"""Rich progress display for long operations: done/total, requests/s, ETA, errors, cache hits."""
+"""Progress for long operations: done/total, a rate averaged over a window, ETA, errors, cache hits.
+
+On a terminal it is a rich progress bar. Without one (a batch job's log file, a pipe) it is a plain line at a
+steady interval, written and flushed whether or not anything finished since the last line, so a log shows a
+run is alive (or stuck) while it runs. Status lines (loading data, starting a model) are printed at once.
+"""
 
 from __future__ import annotations
 
+import threading
+import time
+from collections import deque
 from collections.abc import Callable
+from typing import IO
 
 from rich.console import Console
 from rich.progress import (
@@ -17,39 +26,119 @@ from rich.progress import (
 )
 from rich.text import Text
 
+#: Seconds the rate is averaged over: long enough to smooth bursts (a batch finishing at once), short
+#: enough to follow a changing endpoint.
+RATE_WINDOW_S = 30.0
+#: Below this much time since the first request went out there is no honest rate yet.
+MIN_RATE_SPAN_S = 2.0
 
-class RateColumn(ProgressColumn):
+
+class RateWindow:
+    """Completions per second over the last `window` seconds."""
+
+    def __init__(self, window: float = RATE_WINDOW_S) -> None:
+        self.window = window
+        self.started: float | None = None
+        self._marks: deque[tuple[float, int]] = deque()
+
+    def start(self) -> None:
+        self.started = time.monotonic()
+        self._marks.clear()
+        self._marks.append((self.started, 0))
+
+    def mark(self, done: int) -> None:
+        now = time.monotonic()
+        self._marks.append((now, done))
+        while len(self._marks) > 2 and now - self._marks[1][0] > self.window:
+            self._marks.popleft()
+
+    def rate(self, done: int) -> float | None:
+        if self.started is None:
+            return None
+        now = time.monotonic()
+        first_time, first_done = self._marks[0]
+        span = now - first_time
+        if now - self.started < MIN_RATE_SPAN_S or span <= 0:
+            return None
+        return (done - first_done) / span
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(seconds)
+    hours, rest = divmod(seconds, 3600)
+    return f"{hours}h{rest // 60:02d}m" if hours else f"{rest // 60}m{rest % 60:02d}s"
+
+
+class _Counts:
+    def __init__(self) -> None:
+        self.total: int | None = None
+        self.done = 0
+        self.errors = 0
+        self.cached = 0
+        self.rate = RateWindow()
+        self.live: Callable[[], int | None] | None = None
+
+    def reset(self, total: int | None) -> None:
+        self.total, self.done, self.errors, self.cached = total, 0, 0, 0
+        self.rate.start()
+
+    def advance(self, cached: bool, failed: bool) -> None:
+        self.done += 1
+        self.errors += failed
+        self.cached += cached
+        self.rate.mark(self.done)
+
+    def line(self, description: str) -> str:
+        rate = self.rate.rate(self.done)
+        parts = [f"{description}: {self.done}" + (f"/{self.total}" if self.total is not None else "")]
+        if self.total:
+            parts[0] += f" ({100 * self.done / self.total:.1f}%)"
+        parts.append("- req/s" if rate is None else f"{rate:.1f} req/s")
+        if rate and self.total is not None:
+            parts.append(f"ETA {_duration((self.total - self.done) / rate)}")
+        parts.append(f"errors {self.errors}")
+        parts.append(f"cache hits {self.cached}")
+        live = self.live() if self.live is not None else None
+        if live is not None:
+            parts.append(f"concurrency {live}")
+        return ", ".join(parts)
+
+
+class _RateColumn(ProgressColumn):
+    def __init__(self, counts: _Counts) -> None:
+        super().__init__()
+        self.counts = counts
+
     def render(self, task: Task) -> Text:
-        speed = task.finished_speed or task.speed
-        return Text("   - req/s" if speed is None else f"{speed:6.1f} req/s", style="cyan")
+        rate = self.counts.rate.rate(self.counts.done)
+        return Text("   - req/s" if rate is None else f"{rate:6.1f} req/s", style="cyan")
 
 
 class RichProgress:
-    """Implements the runner's ProgressSink: one bar per phase (requests, then the judge pass)."""
+    """The runner's ProgressSink on a terminal: one bar per phase (requests, then the judge pass)."""
 
     def __init__(self, console: Console, extra: Callable[[], int | None] | None = None) -> None:
         self._console = console
-        self._extra = extra
+        self._counts = _Counts()
+        self._counts.live = extra
         self._progress: Progress | None = None
         self._task: TaskID | None = None
-        self._errors = 0
-        self._cached = 0
 
     def status(self, text: str) -> None:
         self._console.print(Text(text, style="dim"))
 
     def watch_concurrency(self, live: Callable[[], int | None]) -> None:
-        self._extra = live
+        self._counts.live = live
 
     def start(self, total: int | None, description: str) -> None:
         if total == 0:
             return
-        self._errors = self._cached = 0
+        self._counts.reset(total)
         self._progress = Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),
             MofNCompleteColumn() if total is not None else TextColumn("{task.completed}"),
-            RateColumn(),
+            _RateColumn(self._counts),
             TextColumn("ETA"),
             TimeRemainingColumn(),
             TextColumn(
@@ -65,14 +154,72 @@ class RichProgress:
     def advance(self, *, cached: bool = False, failed: bool = False) -> None:
         if self._progress is None or self._task is None:
             return
-        self._errors += failed
-        self._cached += cached
-        live = self._extra() if self._extra is not None else None
+        counts = self._counts
+        counts.advance(cached, failed)
+        live = counts.live() if counts.live is not None else None
         extra = "" if live is None else f" concurrency {live}"
-        self._progress.update(self._task, advance=1, errors=self._errors, cached=self._cached, extra=extra)
+        self._progress.update(self._task, advance=1, errors=counts.errors, cached=counts.cached, extra=extra)
 
     def finish(self) -> None:
         if self._progress is not None:
             self._progress.stop()
         self._progress = None
         self._task = None
+
+
+class PlainProgress:
+    """The ProgressSink without a terminal: a flushed line every `interval` seconds and at the end."""
+
+    def __init__(self, stream: IO[str], interval: float = 10.0) -> None:
+        self._stream = stream
+        self._interval = interval
+        self._counts = _Counts()
+        self._description = ""
+        self._stop: threading.Event | None = None
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def _write(self, text: str) -> None:
+        with self._lock:
+            self._stream.write(text + "\n")
+            self._stream.flush()
+
+    def status(self, text: str) -> None:
+        self._write(text)
+
+    def watch_concurrency(self, live: Callable[[], int | None]) -> None:
+        self._counts.live = live
+
+    def start(self, total: int | None, description: str) -> None:
+        if total == 0:
+            return
+        self.finish()
+        self._counts.reset(total)
+        self._description = description
+        self._write(self._counts.line(description) + " (started)")
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._tick, args=(self._stop,), daemon=True,
+                                        name="mmgauge-progress")
+        self._thread.start()
+
+    def _tick(self, stop: threading.Event) -> None:
+        while not stop.wait(self._interval):
+            self._write(self._counts.line(self._description))
+
+    def advance(self, *, cached: bool = False, failed: bool = False) -> None:
+        self._counts.advance(cached, failed)
+
+    def finish(self) -> None:
+        if self._stop is None or self._thread is None:
+            return
+        self._stop.set()
+        self._thread.join()
+        self._stop = self._thread = None
+        self._write(self._counts.line(self._description) + " (done)")
+
+
+def progress_for(console: Console, interval: float) -> RichProgress | PlainProgress:
+    """A bar on a terminal, plain lines at `interval` seconds otherwise."""
+    if console.is_terminal:
+        return RichProgress(console)
+    return PlainProgress(console.file, interval)

@@ -137,6 +137,10 @@ def register(app: typer.Typer) -> None:
             "--ray-inline-images",
             help="Send image files to Ray workers as base64 (default: as paths, which every node must read).",
         ),
+        progress_every: float = typer.Option(
+            10.0, "--progress-every", min=0.05,
+            help="Without a terminal (a batch job's log), print a progress line every this many seconds.",
+        ),
         settings: list[str] = typer.Option(
             [], "--set", help="A benchmark option, BENCHMARK.OPTION=VALUE (repeatable; see `mmgauge list`)."
         ),
@@ -145,7 +149,7 @@ def register(app: typer.Typer) -> None:
         from mmgauge.api.evaluate import evaluate_async
         from mmgauge.api.options import parse_assignments
         from mmgauge.api.request import build_request
-        from mmgauge.cli.progress import RichProgress
+        from mmgauge.cli.progress import progress_for
 
         console = Console()
         names = [n.strip().lower() for n in bench.split(",") if n.strip()] if bench else None
@@ -169,7 +173,7 @@ def register(app: typer.Typer) -> None:
             ray_inline_images=ray_inline_images,
             command=["mmgauge", *((ctx.obj or {}).get("argv") or sys.argv[1:])],
         )
-        progress = RichProgress(console)
+        progress = progress_for(console, progress_every)
         results = asyncio.run(evaluate_async(request, progress=progress))
         print_summary(console, results, str(out))
         console.print(f"results: {out}")

@@ -1,0 +1,77 @@
+"""What a user sees while a run goes: log lines without a terminal, honest rates, the Ctrl-C message."""
+
+from __future__ import annotations
+
+import io
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from mmgauge.cli.progress import PlainProgress, RateWindow
+from mmgauge.testing.server import FakeOpenAIServer
+from mmgauge.testing.toy import write_toy_data
+
+TOY = "from mmgauge.benchmarks import registry; registry.BENCHMARKS['toy'] = 'mmgauge.testing.toy:ToyBenchmark'"
+
+
+def run_cli(*args: str) -> subprocess.Popen[str]:
+    code = f"import sys; {TOY}; from mmgauge.cli.main import main; main(sys.argv[1:])"
+    return subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def test_a_batch_log_gets_progress_lines_while_the_run_goes(tmp_path: Path) -> None:
+    data = write_toy_data(tmp_path / "data", 30)
+    log = tmp_path / "job.log"
+    with FakeOpenAIServer(latency_s=0.1) as server, log.open("w") as sink:
+        code = f"import sys; {TOY}; from mmgauge.cli.main import main; main(sys.argv[1:])"
+        job = subprocess.Popen(
+            [sys.executable, "-c", code, "run", "--model", f"openai:toy@{server.base_url}", "--bench", "toy",
+             "--data", str(data), "--out", str(tmp_path / "run"), "--no-cache", "--concurrency", "1",
+             "--progress-every", "0.3"], stdout=sink, stderr=subprocess.STDOUT, text=True)
+        seen_mid_run = ""
+        while job.poll() is None:
+            time.sleep(0.2)
+            text = log.read_text()
+            if "requests: " in text and "(done)" not in text:
+                seen_mid_run = text
+        assert job.returncode == 0, log.read_text()
+    assert "requests: " in seen_mid_run and "/30" in seen_mid_run and "errors 0" in seen_mid_run
+
+
+def test_plain_lines_come_at_a_steady_interval_even_when_nothing_finishes() -> None:
+    out = io.StringIO()
+    progress = PlainProgress(out, interval=0.05)
+    progress.start(10, "requests")
+    time.sleep(0.3)
+    progress.advance()
+    progress.finish()
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("requests: 0/10") and lines[-1].endswith("(done)")
+    assert len([line for line in lines if line.startswith("requests: 0/10")]) >= 3
+
+
+def test_a_burst_at_the_start_shows_no_absurd_rate() -> None:
+    window = RateWindow()
+    window.start()
+    for done in range(1, 9):
+        window.mark(done)  # eight answers of one batch arriving at once
+    assert window.rate(8) is None
+
+
+def test_ctrl_c_says_how_to_resume(tmp_path: Path) -> None:
+    data = write_toy_data(tmp_path / "data", 40)
+    out = tmp_path / "run"
+    with FakeOpenAIServer(latency_s=1.0) as server:
+        job = run_cli("run", "--model", f"openai:toy@{server.base_url}", "--bench", "toy", "--data", str(data),
+                      "--out", str(out), "--no-cache", "--concurrency", "2")
+        time.sleep(3)
+        job.send_signal(signal.SIGINT)
+        _, err = job.communicate(timeout=60)
+    assert job.returncode == 130
+    assert "interrupted: every finished sample is kept in the run folder; run the same command to resume" in err
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["invocations"][-1]["status"] == "interrupted"
