@@ -14,7 +14,8 @@ from mmgauge.cli.progress import PlainProgress, RateWindow
 from mmgauge.testing.server import FakeOpenAIServer
 from mmgauge.testing.toy import write_toy_data
 
-TOY = "from mmgauge.benchmarks import registry; registry.BENCHMARKS['toy'] = 'mmgauge.testing.toy:ToyBenchmark'"
+TOY = ("from mmgauge.benchmarks import registry; "
+       "registry.BENCHMARKS['toy'] = 'mmgauge.testing.toy:ToyBenchmark'")
 
 
 def run_cli(*args: str) -> subprocess.Popen[str]:
@@ -66,12 +67,13 @@ def test_ctrl_c_says_how_to_resume(tmp_path: Path) -> None:
     data = write_toy_data(tmp_path / "data", 40)
     out = tmp_path / "run"
     with FakeOpenAIServer(latency_s=1.0) as server:
-        job = run_cli("run", "--model", f"openai:toy@{server.base_url}", "--bench", "toy", "--data", str(data),
-                      "--out", str(out), "--no-cache", "--concurrency", "2")
+        job = run_cli("run", "--model", f"openai:toy@{server.base_url}", "--bench", "toy", "--data",
+                      str(data), "--out", str(out), "--no-cache", "--concurrency", "2")
         time.sleep(3)
         job.send_signal(signal.SIGINT)
         _, err = job.communicate(timeout=60)
     assert job.returncode == 130
-    assert "interrupted: every finished sample is kept in the run folder; run the same command to resume" in err
+    assert "interrupted: every finished sample is kept in the run folder; run the same command to " \
+           "resume" in err
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["invocations"][-1]["status"] == "interrupted"
