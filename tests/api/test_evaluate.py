@@ -106,3 +106,14 @@ def test_options_belong_to_the_benchmarks_that_declare_them(tmp_path: Path) -> N
     words = mmgauge.evaluate(model="mock:Yes", benchmarks=["mme"], out=tmp_path / "z", cache=False,
                              options={"parser": "words"})
     assert words.result_as("mme", MMEResult).parser == "words"
+
+
+def test_sample_data_is_labelled_wherever_its_numbers_are_shown(tmp_path: Path, cli: Any) -> None:
+    out = tmp_path / "demo"
+    done = cli("run", "--bench", "mme", "--model", "mock:Yes", "--out", out, "--no-cache")
+    assert "note: mme: built-in synthetic sample data" in done.out.replace("\n", " ")
+    results = json.loads((out / "results.json").read_text())
+    assert results["labels"] == ["sample data"] and "not comparable with published ones" in results["notes"][0]
+    assert cli("report", out, "--out", tmp_path / "r.html").code == 0
+    html = (tmp_path / "r.html").read_text()
+    assert "[sample data]" in html and "not comparable with published ones" in html

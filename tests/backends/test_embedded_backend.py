@@ -60,3 +60,7 @@ def test_embedded_run_on_the_mme_sample(cli: Any, tmp_path: Path) -> None:
     assert (
         json.loads((tmp_path / "again" / "results.json").read_text())["benchmarks"]["mme"]["cache_hits"] == 4
     )
+    # The demo says what it is: built-in sample data and a baseline model, not a VLM.
+    results = json.loads((tmp_path / "again" / "results.json").read_text())
+    assert results["labels"] == ["sample data", "baseline"]
+    assert "note: baseline model: OCR + SmolLM2-135M" in again.out.replace("\n", " ")

@@ -102,7 +102,7 @@ class EvalSession:
             dataset = bench.load(path)
             dataset = dataset.model_copy(update={"source": str(Path(dataset.source).resolve())})
             selected = bench.select(dataset.samples, request.limit) if request.limit is not None else None
-            runs.append(BenchmarkRun(bench, dataset, selected))
+            runs.append(BenchmarkRun(bench, dataset, selected, builtin_sample=given is None))
         return runs
 
     def _settings(self) -> dict[str, Any]:
@@ -178,7 +178,7 @@ def _entry(run: BenchmarkRun) -> DatasetEntry:
     return DatasetEntry(
         benchmark=bench.name, data=run.dataset.source, fingerprint=run.dataset.fingerprint,
         samples=len(run.dataset.samples), expected=len(run.dataset.samples) * bench.options.rounds,
-        options=bench.options.model_dump(mode="json"),
+        options=bench.options.model_dump(mode="json"), builtin_sample=run.builtin_sample,
     )
 
 

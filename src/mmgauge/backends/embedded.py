@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from mmgauge.backends._embedded_engine import EmbeddedEngine, EngineInput
 from mmgauge.backends.base import Backend, BackendSettings, Request
@@ -33,6 +33,11 @@ def engine_input(request: Request) -> EngineInput:
     return EngineInput(system=system, text="\n".join(texts), images=images)
 
 
+#: Said wherever this backend's numbers are shown: they must never be read as a VLM's.
+CAVEAT: Final = ("baseline model: OCR + SmolLM2-135M text model (reads the text in the image, never sees the "
+                 "image itself), not a vision-language model")
+
+
 class EmbeddedBackend(Backend):
     def __init__(self, *, batch_size: int = DEFAULT_BATCH_SIZE, threads: int | None = None) -> None:
         self.engine = EmbeddedEngine(threads=threads)
@@ -51,7 +56,7 @@ class EmbeddedBackend(Backend):
         return self.engine.fingerprint()
 
     def describe(self) -> dict[str, Any]:
-        return {**self.engine.describe(), "max_new_tokens_cap": MAX_NEW_TOKENS_CAP}
+        return {**self.engine.describe(), "max_new_tokens_cap": MAX_NEW_TOKENS_CAP, "caveat": CAVEAT}
 
     async def generate(self, batch: Sequence[Request]) -> list[ModelResponse]:
         return await asyncio.to_thread(self._generate, list(batch))

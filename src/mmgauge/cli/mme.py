@@ -94,8 +94,9 @@ def _table(result: MMEResult) -> Table:
     for column in ("subtask", "acc", "acc+", "score", "other", "yes-ratio", "failed"):
         table.add_column(column, justify="left" if column == "subtask" else "right")
     for name, s in result.subtasks.items():
-        table.add_row(name, f"{s.acc:.2f}", f"{s.acc_plus:.2f}", f"{s.score:.2f}", str(s.other),
-                      f"{s.yes_ratio:.2f}", str(s.failed) + ("" if s.complete else " (incomplete)"))
+        ratio = "-" if s.yes_ratio is None else f"{s.yes_ratio:.2f}"
+        table.add_row(name, f"{s.acc:.2f}", f"{s.acc_plus:.2f}", f"{s.score:.2f}", str(s.other), ratio,
+                      str(s.failed) + ("" if s.complete else " (incomplete)"))
     table.add_section()
     table.add_row("perception (95% CI)", "", "", _total_cell(result.perception))
     table.add_row("cognition (95% CI)", "", "", _total_cell(result.cognition))

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from mmgauge.core.errors import UserError
 
@@ -216,3 +217,5 @@ def print_summary(console: Console, results: RunResults, out: str) -> None:
             scores.add_row(b.benchmark, "wrote", path)
     console.print(counts)
     console.print(scores)
+    for note in results.notes:
+        console.print(Text(f"note: {note}", style="yellow"))

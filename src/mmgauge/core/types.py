@@ -239,6 +239,8 @@ class DatasetEntry(BaseModel):
     samples: int
     #: Records a complete run holds: samples x rounds. None in folders written before it was recorded.
     expected: int | None = None
+    #: The data is mmgauge's built-in synthetic sample, not the real benchmark.
+    builtin_sample: bool = False
     options: dict[str, Any] = Field(default_factory=dict)
 
 

@@ -63,6 +63,9 @@ def _bench_section(run_no: int, bench: BenchView, tables: list[Table]) -> tuple[
              f"<h3>{escape(section.title)}</h3>"]
     if problem:
         parts.append(note(problem, warn=True))
+    if bench.partial:
+        parts.append(note(f"Partial: {bench.coverage} questions x rounds answered. These scores cover only "
+                          "the answered part of the dataset.", warn=True))
     parts.append(_cards(section.cards(bench)))
     parts.append(section.body(bench))
     own = section.tables(bench)
@@ -117,6 +120,7 @@ def _run_section(run_no: int, run: RunView, tables: list[Table]) -> tuple[list[t
     links = [(anchor, f"Run {run_no + 1}: {run.model}")]
     parts = [f'<section id="{anchor}" class="run"><h2>Run {run_no + 1}: {escape(run.model)}</h2>',
              f'<p class="note">{escape(str(run.path))}</p>']
+    parts.extend(note(text, warn=True) for text in run.caveats)
     parts.extend(note(text, warn=True) for text in run.notes)
     if not run.benchmarks:
         parts.append(note("This run has no benchmark results and no answers yet.", warn=True))

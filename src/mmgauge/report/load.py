@@ -80,11 +80,16 @@ class RunView:
     manifest: RunManifest | None
     benchmarks: dict[str, BenchView]
     notes: list[str] = field(default_factory=list)
+    #: What every display of this run's numbers must say (built-in sample data, a baseline model).
+    caveats: list[str] = field(default_factory=list)
+    #: Short tags of the caveats (`sample data`, `baseline`).
+    marks: list[str] = field(default_factory=list)
 
     @property
     def label(self) -> str:
-        """Model and folder: two runs of one model stay apart in tables."""
-        return f"{self.model} ({self.path.name})"
+        """Model and folder: two runs of one model stay apart in tables; caveats marked."""
+        suffix = f" [{', '.join(self.marks)}]" if self.marks else ""
+        return f"{self.model} ({self.path.name}){suffix}"
 
 
 def _row(data: dict[str, Any]) -> Row:
@@ -198,7 +203,10 @@ def load_run(path: Path) -> RunView:
         why = _extra_json(extra, benchmarks)
         if why is not None:
             notes.append(f"{extra.name} ignored: {why}")
-    return RunView(path=path, model=model, manifest=manifest, benchmarks=benchmarks, notes=notes)
+    caveats = list(results.notes) if results is not None else []
+    marks = list(results.labels) if results is not None else []
+    return RunView(path=path, model=model, manifest=manifest, benchmarks=benchmarks, notes=notes,
+                   caveats=caveats, marks=marks)
 
 
 def load_runs(paths: list[Path]) -> list[RunView]:

@@ -53,6 +53,8 @@ RELEASE_QUESTIONS: Final[dict[str, int]] = {
     "text_translation": 40, "code_reasoning": 40,
 }
 DEFAULT_RESAMPLES: Final = 1000
+#: A yes-ratio (or no-ratio) above this is shown as an answer bias.
+BIAS_WARNING: Final = 0.7
 DEFAULT_SEED: Final = 0
 #: Method name of the composite intervals (subtask score, totals).
 COMPOSITE_METHOD: Final = "bootstrap-images+mover-clopper-pearson"
@@ -83,7 +85,7 @@ class SubtaskScore(BaseModel):
     other: int
     #: Share of "yes" among the answers read as yes or no ("other" answers are counted in `other`, not
     #: here), so a model that answers neither is never mistaken for one that always says no. 0 when none.
-    yes_ratio: float
+    yes_ratio: float | None
     questions: int
     images: int
     failed: int = 0
@@ -213,10 +215,29 @@ def _score_subtask(pairs: dict[str, list[MMEItem]]) -> tuple[SubtaskScore, _Imag
     return score, images
 
 
-def _yes_ratio(scored: Sequence[MMEItem]) -> float:
+def _yes_ratio(scored: Sequence[MMEItem]) -> float | None:
     yes = sum(q.answer == "yes" for q in scored)
     read = yes + sum(q.answer == "no" for q in scored)
-    return yes / read if read else 0.0
+    return yes / read if read else None
+
+
+def read_yes_or_no(score: SubtaskScore) -> int:
+    """Answers of a subtask read as yes or no (the yes-ratio's denominator)."""
+    return max(0, score.questions - score.other)
+
+
+def overall_yes_ratio(result: MMEResult) -> float | None:
+    """yes / (yes + no) over every subtask's answers read as yes or no; None if none was."""
+    read = sum(read_yes_or_no(s) for s in result.subtasks.values())
+    if not read:
+        return None
+    return sum((s.yes_ratio or 0.0) * read_yes_or_no(s) for s in result.subtasks.values()) / read
+
+
+def answer_bias(ratio: float | None) -> bool:
+    """Whether a yes-ratio is far enough from MME's true 50% to warn about (both MME answers per image
+    differ, so an always-yes model gets acc 50 and acc+ 0 on every subtask)."""
+    return ratio is not None and abs(ratio - 0.5) > BIAS_WARNING - 0.5
 
 
 def _with_proportion_intervals(score: SubtaskScore, images: _Images, level: float) -> SubtaskScore:

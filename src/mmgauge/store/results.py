@@ -69,6 +69,8 @@ class RunResults(BaseModel):
     executor_stats: dict[str, Any] | None = None
     #: Notes about the run as a whole (e.g. labels of built-in sample data or a baseline model).
     notes: list[str] = Field(default_factory=list)
+    #: Short tags of those notes (`sample data`, `baseline`) that mark the run wherever it is named.
+    labels: list[str] = Field(default_factory=list)
     benchmarks: dict[str, BenchmarkResults] = Field(default_factory=dict)
 
     @model_validator(mode="after")

@@ -19,7 +19,15 @@ from mmgauge.core.types import Extraction, Message, Sample, SampleRecord
 from mmgauge.datasources.tables import fingerprint_files, table_files
 from mmgauge.extraction.judge import Judge, JudgeUnavailable
 from mmgauge.extraction.yesno import PARSERS, parse_words, parse_yes_no
-from mmgauge.scoring.mme import PERCEPTION, MMEResult, Total, score_mme
+from mmgauge.scoring.mme import (
+    PERCEPTION,
+    MMEResult,
+    Total,
+    answer_bias,
+    overall_yes_ratio,
+    read_yes_or_no,
+    score_mme,
+)
 
 JUDGE_TRIES: Final = 3
 JUDGE_PROMPT: Final = (
@@ -128,6 +136,15 @@ class MMEBenchmark(Benchmark[MMEOptions, MMEResult]):
         rows = [("MME parser", result.parser)]
         rows.append(("MME perception", _total_text(result.perception)))
         rows.append(("MME cognition", _total_text(result.cognition)))
+        ratio = overall_yes_ratio(result)
+        read = sum(read_yes_or_no(s) for s in result.subtasks.values())
+        if ratio is not None:
+            rows.append(("MME yes-ratio", f"{100 * ratio:.1f}% yes among {read} answers read as yes/no "
+                                          "(truth: 50%)"))
+        if answer_bias(ratio):
+            word = "yes" if (ratio or 0) > 0.5 else "no"
+            rows.append(("MME warning", f"answer bias: mostly '{word}'; MME pairs each image's yes with a "
+                                        "no, so acc stays near 50 while acc+ falls to 0"))
         for label, total in (("perception", result.perception), ("cognition", result.cognition)):
             if total.partial:
                 rows.append((f"MME {label} partial", _partial_text(total)))

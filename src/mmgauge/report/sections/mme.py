@@ -11,16 +11,15 @@ and is never described as answering "no".
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any
 
 from mmgauge.report import plots
 from mmgauge.report.load import BenchView, Row
 from mmgauge.report.sections.base import Card, Section, charts, note
 from mmgauge.report.tables import Cell, Table, table_html
-from mmgauge.scoring.mme import COGNITION, SUBTASKS, MMEResult, Total
+from mmgauge.scoring.mme import COGNITION, SUBTASKS, MMEResult, Total, answer_bias, overall_yes_ratio
 
 #: Overall yes-ratio outside [1 - BIAS, BIAS] is called out as a bias.
-BIAS: Final = 0.7
 
 
 def _result(bench: BenchView) -> MMEResult:
@@ -42,12 +41,7 @@ def _read(questions: int, other: int) -> int:
     return max(0, questions - other)
 
 
-def yes_ratio(result: MMEResult) -> float | None:
-    """yes / (yes + no) over every subtask's answers read as yes or no; None if none was."""
-    read = sum(_read(s.questions, s.other) for s in result.subtasks.values())
-    if not read:
-        return None
-    return sum(s.yes_ratio * _read(s.questions, s.other) for s in result.subtasks.values()) / read
+yes_ratio = overall_yes_ratio
 
 
 def _unreadable(r: MMEResult) -> str:
@@ -62,7 +56,7 @@ def _cards(bench: BenchView) -> list[Card]:
         cards.append(Card(f"MME {name}", value, _ci(total), warn=total.partial))
     ratio = yes_ratio(r)
     if ratio is not None:
-        biased = abs(ratio - 0.5) > BIAS - 0.5
+        biased = answer_bias(ratio)
         read = _read(r.questions, r.other)
         cards.append(Card("yes among yes/no answers", f"{100 * ratio:.1f}%",
                           f"of {read} answers read as yes or no; truth: 50%", warn=biased))
@@ -81,7 +75,7 @@ def _body(bench: BenchView) -> str:
     names = _ordered(r)
     parts: list[str] = []
     ratio = yes_ratio(r)
-    if ratio is not None and abs(ratio - 0.5) > BIAS - 0.5:
+    if ratio is not None and answer_bias(ratio):
         word = "yes" if ratio > 0.5 else "no"
         unread = f" {_unreadable(r)} and are not in this share." if r.other else ""
         parts.append(note(
@@ -117,7 +111,7 @@ def _bias_chart(r: MMEResult, names: list[str]) -> str:
     # A subtask with no answer read as yes or no has no ratio: no bar, rather than a bar at 0 ("all no").
     ratios = [r.subtasks[n].yes_ratio if _read(r.subtasks[n].questions, r.subtasks[n].other) else None
               for n in names]
-    colors = [plots.WARN if v is not None and abs(v - 0.5) > BIAS - 0.5 else plots.PALETTE[4] for v in ratios]
+    colors = [plots.WARN if answer_bias(v) else plots.PALETTE[4] for v in ratios]
     return plots.hbars(
         names, {"yes-ratio": ratios}, title="Share of 'yes' among yes/no answers",
         xlabel="yes / (yes + no)", xmax=1.0, reference=(0.5, "truth (0.5)"), colors=colors,
