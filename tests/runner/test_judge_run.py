@@ -33,3 +33,29 @@ def test_judge_resolves_what_rules_cannot_and_is_cached(cli: Any, tmp_path: Path
     assert again.code == 0
     assert outcome(tmp_path / "b")["judge_calls"] == 0  # the judge's answers come from the cache
     assert outcome(tmp_path / "b")["result"]["overall"] == result["result"]["overall"]
+
+
+def test_a_failing_judge_leaves_answers_waiting_never_wrong(cli: Any, tmp_path: Path) -> None:
+    from mmgauge.testing.server import Action, FakeOpenAIServer
+
+    with FakeOpenAIServer(answer=lambda text: "B") as server:
+        config = tmp_path / "judge.yaml"
+        config.write_text(f"spec: openai:judge@{server.base_url}\nsettings: {{max_retries: 0}}\n")
+        args = ["run", "--bench", "mmbench", "--model", "mock:I really cannot tell from this picture",
+                "--judge", str(config), "--cache-path", tmp_path / "c.sqlite", "--out", tmp_path / "a"]
+        server.default = Action("500")
+        failing = cli(*args)
+        assert failing.code == 1 and "judge calls" in failing.out
+        result = outcome(tmp_path / "a")
+        assert result["failed"] == result["judge_failed"] > 0
+        assert result["result"]["overall"] is None or result["result"]["pending_groups"] > 0
+        manifest = json.loads((tmp_path / "a" / "manifest.json").read_text())
+        assert manifest["finished_at"] is None and manifest["invocations"][-1]["status"] == "failed"
+
+        server.default = Action("ok")
+        healed = cli(*args)
+        assert healed.code == 0, healed.out
+        assert outcome(tmp_path / "a")["judge_failed"] == 0
+        assert cli(*args[:-1], tmp_path / "clean").code == 0
+        healed_overall = outcome(tmp_path / "a")["result"]["overall"]
+        assert healed_overall == outcome(tmp_path / "clean")["result"]["overall"]

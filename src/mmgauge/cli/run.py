@@ -179,9 +179,11 @@ def register(app: typer.Typer) -> None:
         print_summary(console, results, str(out))
         console.print(f"results: {out}")
         if results.failed:
+            judged = sum(b.judge_failed for b in results.benchmarks.values())
+            which = f" ({judged} of them judge calls)" if judged else ""
             console.print(
-                f"[bold red]{results.failed} request(s) failed[/] and were not scored; run the same command "
-                "again to retry only those."
+                f"[bold red]{results.failed} request(s) failed{which}[/] and were not scored; run the same "
+                "command again to retry only those."
             )
             raise typer.Exit(1)
 

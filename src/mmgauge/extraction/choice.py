@@ -26,7 +26,7 @@ from typing import Final
 
 from mmgauge.core.types import Extraction
 from mmgauge.extraction.judge import Judge, JudgeUnavailable
-from mmgauge.extraction.methods import FAILURE, JUDGE, RANDOM, UNRESOLVED
+from mmgauge.extraction.methods import FAILURE, JUDGE, JUDGE_FAILED, RANDOM, UNRESOLVED
 
 FAILURE_MARKER: Final = "Failed to obtain answer via API"
 
@@ -124,7 +124,8 @@ async def judge_choice(
     """Ask the judge which option `answer` chose; its reply is read by rules 1-4, up to `tries` times.
 
     A reply of Z is a decision (no option fits), not a failure. An unavailable judge counts as a spent try,
-    and the returned extraction says so in `detail`.
+    and the returned extraction says so in `detail`; when no try got a reply at all, the method is
+    `judge-failed`: the answer waits for the judge rather than counting as unresolved.
     """
     reply: str | None = None
     problems: list[str] = []
@@ -139,7 +140,8 @@ async def judge_choice(
             detail = f"try {attempt + 1}, reply read by {method}"
             return Extraction(answer=letter, method=JUDGE, judge_reply=reply, detail=detail)
         problems.append(f"try {attempt + 1}: reply not readable")
-    return Extraction(answer=None, method=UNRESOLVED, judge_reply=reply, detail="; ".join(problems))
+    method = JUDGE_FAILED if reply is None else UNRESOLVED
+    return Extraction(answer=None, method=method, judge_reply=reply, detail="; ".join(problems))
 
 
 def random_choice(sample_id: str, options: Sequence[str], seed: int) -> Extraction:

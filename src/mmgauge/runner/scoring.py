@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from mmgauge.core.types import DatasetEntry, Sample, SampleRecord
 from mmgauge.extraction.judge import Judge
+from mmgauge.extraction.methods import JUDGE_FAILED
 from mmgauge.runner.progress import ProgressSink
 from mmgauge.store.results import BenchmarkResults
 from mmgauge.store.run_folder import RunFolder
@@ -42,7 +43,7 @@ async def score_benchmark(
         progress.start(None, f"judge ({bench.name})")
         judge.on_call = lambda cached: progress.advance(cached=cached)
     try:
-        resolved = await bench.resolve(records, samples, judge)
+        resolved = [_await_judge(record) for record in await bench.resolve(records, samples, judge)]
     finally:
         if judge is not None:
             judge.on_call = None
@@ -54,6 +55,11 @@ async def score_benchmark(
     answered = len(resolved) - failed
     headline = bench.summary(result)
     headline[:0] = coverage_line(bench.name, answered, expected)
+    judge_failed = sum(1 for r in resolved if r.extraction and r.extraction.method == JUDGE_FAILED)
+    if judge_failed:
+        headline.append((f"{bench.name} waiting for the judge", f"{judge_failed} answers: every judge call "
+                                                                 "for them failed; not scored, asked again "
+                                                                 "on the next run"))
     if stale:
         headline.append((f"{bench.name} note", f"{stale} stored answers came from another model, prompt or "
                                                "data and were not scored; run without --limit to ask again"))
@@ -67,12 +73,22 @@ async def score_benchmark(
         cache_hits=counts.cache_hits,
         resumed=counts.resumed,
         failed=failed,
+        judge_failed=judge_failed,
         judge_calls=(judge.calls - judge_calls_before) if judge is not None else 0,
         headline=headline,
         outputs=[str(path) for path in outputs],
         result=result.model_dump(mode="json"),
     )
     return entry, resolved
+
+
+def _await_judge(record: SampleRecord) -> SampleRecord:
+    """A record whose judge calls all failed waits for the judge like a failed request: it is not scored (as
+    wrong or otherwise) and the next run of the same command judges it again. Its answer text is kept."""
+    if record.extraction is None or record.extraction.method != JUDGE_FAILED or not record.response.ok:
+        return record
+    error = f"judge failed: {record.extraction.detail or 'no reply'}"
+    return record.model_copy(update={"response": record.response.model_copy(update={"error": error})})
 
 
 def coverage_line(name: str, answered: int, expected: int | None) -> list[tuple[str, str]]:

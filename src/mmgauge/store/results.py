@@ -39,6 +39,8 @@ class BenchmarkResults(BaseModel):
     cache_hits: int = 0
     resumed: int = 0
     failed: int = 0
+    #: Of `failed`: answers whose judge calls all failed (waiting for the judge, asked again next run).
+    judge_failed: int = 0
     judge_calls: int = 0
     headline: list[tuple[str, str]] = Field(default_factory=list)
     outputs: list[str] = Field(default_factory=list)

@@ -24,7 +24,7 @@ from mmgauge.core.errors import UserError
 from mmgauge.core.types import Extraction
 from mmgauge.extraction.choice import match_letter
 from mmgauge.extraction.judge import Judge
-from mmgauge.extraction.methods import FAILURE, UNRESOLVED
+from mmgauge.extraction.methods import FAILURE, JUDGE_FAILED, UNRESOLVED
 from mmgauge.scoring.mmbench import TEST_ANSWERS, MMBenchResult, score_columns
 
 
@@ -68,6 +68,12 @@ async def score_predictions(
     if judge is not None or random_fallback:
         await _resolve(table, seen, letters, methods, not_judged, judge, random_fallback=random_fallback,
                        seed=seed)
+    waiting = methods.count(JUDGE_FAILED)
+    if waiting:
+        # Scored now, these answers would count wrong for a reason that is the judge's, not the model's.
+        raise UserError(f"every judge call failed for {waiting} answers, so nothing was scored; check the "
+                        "judge and run the same command again (answers it judged are in the response cache)",
+                        file=table.source)
     answer = table.answer
     extracted = np.array(letters, dtype=object)
     circular = has_copies(table)

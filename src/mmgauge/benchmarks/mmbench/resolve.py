@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from mmgauge.core.types import Extraction
 from mmgauge.extraction.choice import judge_choice, random_choice
 from mmgauge.extraction.judge import Judge
-from mmgauge.extraction.methods import FAILURE, UNRESOLVED
+from mmgauge.extraction.methods import FAILURE, JUDGE_FAILED, UNRESOLVED
 
 #: Question groups judged at the same time (calls within one group stay in order).
 JUDGE_CONCURRENCY = 8
@@ -71,6 +71,13 @@ async def _resolve_group(items: list[Copy], judge: Judge, out: dict[int, Extract
             continue
         found = await judge_choice(judge, item.question, item.options, item.text)
         out[item.key] = found
+        if found.method == JUDGE_FAILED:
+            # The group waits for the judge: the copies after this one are judged on the next run.
+            for later in items[items.index(item) + 1:]:
+                if later.extraction.answer is None:
+                    out[later.key] = later.extraction.model_copy(
+                        update={"detail": f"{NOT_JUDGED} the judge failed at copy {item.copy}"})
+            return
         if found.answer != item.answer:
             lost_at = item.copy
 

@@ -18,6 +18,7 @@ from mmgauge.core.errors import UserError
 from mmgauge.core.types import Extraction, Message, Sample, SampleRecord
 from mmgauge.datasources.tables import fingerprint_files, table_files
 from mmgauge.extraction.judge import Judge, JudgeUnavailable
+from mmgauge.extraction.methods import JUDGE_FAILED
 from mmgauge.extraction.yesno import PARSERS, parse_words, parse_yes_no
 from mmgauge.scoring.mme import (
     PERCEPTION,
@@ -168,7 +169,7 @@ async def _ask_judge(judge: Judge, question: str, answer: str) -> Extraction:
         try:
             reply = await judge.ask(text)
         except JudgeUnavailable as exc:
-            return Extraction(answer=None, method="words-unknown", detail=f"judge unavailable: {exc}")
+            return Extraction(answer=None, method=JUDGE_FAILED, detail=f"judge unavailable: {exc}")
         read = parse_words(reply)
         if read.answer is not None:
             return Extraction(answer=read.answer, method="judge", judge_reply=reply, detail=f"try {attempt}")
