@@ -22,6 +22,10 @@ BACKENDS: dict[str, tuple[str, str]] = {
         "mmgauge.backends.openai:OpenAIBackend",
         "OpenAI-compatible chat completions (vLLM, SGLang, LMDeploy, Ollama, hosted APIs)",
     ),
+    "anthropic": (
+        "mmgauge.backends.anthropic:AnthropicBackend",
+        "Anthropic Messages API (api.anthropic.com or a compatible gateway)",
+    ),
     "hf": ("mmgauge.backends.hf:HFBackend", "local Hugging Face transformers vision-language model"),
     "vllm": ("mmgauge.backends.vllm:VLLMBackend", "offline batched generation, vLLM's engine (CUDA GPUs)"),
     "replay": ("mmgauge.backends.replay:ReplayBackend", "answers from an existing predictions file"),
