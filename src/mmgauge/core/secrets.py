@@ -10,7 +10,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 from urllib.parse import quote
+
+if TYPE_CHECKING:
+    from mmgauge.core.types import ModelSpec
 
 REDACTED = "<redacted>"
 
@@ -63,3 +67,13 @@ def scrub(text: str) -> str:
 def public_headers(headers: dict[str, str]) -> dict[str, str]:
     """Headers as a manifest may show them: secret-looking ones keep their name, lose their value."""
     return {name: (REDACTED if looks_secret(name) else value) for name, value in headers.items()}
+
+
+def public_spec(spec: ModelSpec) -> ModelSpec:
+    """A copy of `spec` that is safe to store (the run manifest): secret header values in
+    `options["request"]["headers"]` are replaced by <redacted>. The original, which requests need, is kept."""
+    request = spec.options.get("request")
+    if not isinstance(request, dict) or not isinstance(request.get("headers"), dict):
+        return spec
+    public = {**request, "headers": public_headers({str(k): str(v) for k, v in request["headers"].items()})}
+    return spec.model_copy(update={"options": {**spec.options, "request": public}})
