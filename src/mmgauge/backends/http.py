@@ -81,6 +81,14 @@ class Attempt(Exception):
         self.replied = replied
 
 
+def _set_headers(headers: dict[str, str], extra: dict[str, str]) -> None:
+    """Set `extra` in `headers`, replacing any name that differs only in case (HTTP names are not cased)."""
+    for name, value in extra.items():
+        for existing in [k for k in headers if k.lower() == name.lower()]:
+            del headers[existing]
+        headers[name] = value
+
+
 def token_count(value: Any) -> int | None:
     """A usage count if it is a non-negative integer (not a bool, float or text), else None."""
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
@@ -312,7 +320,7 @@ class HTTPBackend(Backend):
 
     def _headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json", "Accept-Encoding": ACCEPT_ENCODING}
-        headers.update(self.protocol_headers())
+        _set_headers(headers, self.protocol_headers())
         found: list[str] = []
         if self._api_key_env:
             key = os.environ.get(self._api_key_env)
@@ -322,9 +330,9 @@ class HTTPBackend(Backend):
                     field="--api-key-env",
                 )
             auth = self.auth_headers(key)
-            headers.update(auth)
+            _set_headers(headers, auth)
             found += [key, *auth.values()]
-        headers.update(self.options.headers)
+        _set_headers(headers, self.options.headers)  # the user's headers win, e.g. another API version
         found += self.options.secrets()
         for secret in found:
             secrets.remember(secret)

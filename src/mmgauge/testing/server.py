@@ -221,7 +221,10 @@ class FakeOpenAIServer:
             self.prompts[text] += 1
             self.images_seen += _count_images(body)
             self.last_path = handler.path
-            self.last_headers = {k.lower(): v for k, v in handler.headers.items()}
+            # A header sent twice shows as "a, b" (its HTTP meaning), so a test sees the duplicate.
+            self.last_headers = {
+                k.lower(): ", ".join(handler.headers.get_all(k) or []) for k in handler.headers
+            }
             self.last_body = body
         refused = self._refusal(handler, anthropic, body)
         if refused is not None:
