@@ -33,15 +33,15 @@ def image_mime(data: bytes) -> str:
 
 
 class ImageEncoder:
-    """(media type, base64 text) per image, cached by the image's sha256 up to `max_bytes` of base64."""
+    """(media type, base64 bytes) per image, cached by the image's sha256 up to `max_bytes` of base64."""
 
     def __init__(self, max_bytes: int = 64 * 1024 * 1024) -> None:
         self.max_bytes = max_bytes
-        self._cache: OrderedDict[str, tuple[str, str]] = OrderedDict()
+        self._cache: OrderedDict[str, tuple[str, bytes]] = OrderedDict()
         self._size = 0
         self.encoded = 0  # how many encodings were computed (the rest were cache hits)
 
-    def encode(self, image: ImageRef) -> tuple[str, str]:
+    def encode(self, image: ImageRef) -> tuple[str, bytes]:
         # sha256() is memoised on the ImageRef, and the runner has usually computed it for the cache key.
         key = image.sha256()
         hit = self._cache.get(key)
@@ -60,7 +60,7 @@ class ImageEncoder:
         return entry
 
     @staticmethod
-    def _compute(image: ImageRef) -> tuple[str, str]:
+    def _compute(image: ImageRef) -> tuple[str, bytes]:
         text = image.b64
         # Base64 text (images inside TSVs) that decoded strictly (sha256() above loaded it) is sent as it is;
         # only its first bytes are decoded, for the media type. Wrapped text is re-encoded.
@@ -71,10 +71,10 @@ class ImageEncoder:
                 head = b""
             mime = image_mime(head)
             if mime != "application/octet-stream":
-                return mime, text
+                return mime, text.encode("ascii")
         data = image.load()
-        return image_mime(data), base64.b64encode(data).decode("ascii")
+        return image_mime(data), base64.b64encode(data)
 
     def data_url(self, image: ImageRef) -> str:
-        mime, text = self.encode(image)
-        return f"data:{mime};base64,{text}"
+        mime, data = self.encode(image)
+        return f"data:{mime};base64,{data.decode('ascii')}"

@@ -71,7 +71,7 @@ class AnthropicBackend(HTTPBackend):
             for part in message.content:
                 if isinstance(part, ImagePart):
                     media_type, data = self.images.encode(part.image)
-                    source = {"type": "base64", "media_type": media_type, "data": data}
+                    source = {"type": "base64", "media_type": media_type, "data": self.blob(data)}
                     blocks.append({"type": "image", "source": source})
                 else:
                     blocks.append({"type": "text", "text": part.text})

@@ -139,6 +139,9 @@ class HTTPBackend(Backend):
             unreachable_timeout_s=self.settings.unreachable_timeout_s,
         )
         self.images = ImageEncoder()
+        # Blob tokens carry a random part, so no prompt text can be mistaken for one.
+        self._blob_nonce = os.urandom(8).hex()
+        self._blobs: list[tuple[bytes, bytes]] = []
         self._api_key_env = api_key_env
         self._session: aiohttp.ClientSession | None = None
         self._session_loop: asyncio.AbstractEventLoop | None = None
@@ -360,11 +363,26 @@ class HTTPBackend(Backend):
             self._session_loop = loop
         return self._session
 
+    def blob(self, data: bytes) -> str:
+        """A placeholder for `data` (JSON-safe ASCII such as base64) that `encode()` splices into the
+        serialised body. For use inside `build_body`: a 50 KB image then costs one copy instead of a pass
+        of the JSON encoder (which was most of a request's CPU)."""
+        token = f"<<{self._blob_nonce}:{len(self._blobs)}>>"
+        self._blobs.append((token.encode("ascii"), data))
+        return token
+
     def encode(self, request: Request) -> bytes:
         """The request body, serialised once (retries resend the same bytes)."""
-        body = self.build_body(request)
-        body.update(self.options.extra_body)
-        return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        self._blobs = []
+        try:
+            body = self.build_body(request)
+            body.update(self.options.extra_body)
+            raw = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+            for token, data in self._blobs:
+                raw = raw.replace(token, data, 1)
+            return raw
+        finally:
+            self._blobs = []
 
     async def generate(self, batch: Sequence[Request]) -> list[ModelResponse]:
         return [await self._one(request) for request in batch]

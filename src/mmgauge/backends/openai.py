@@ -16,7 +16,8 @@ HTTP provider (`http.py`); this module is the wire format only:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import quote
 
@@ -36,8 +37,13 @@ _OWNED_KEYS = frozenset({
 
 
 def to_openai_messages(
-    messages: Sequence[Message], system_prompt: str | None, images: ImageEncoder | None = None
+    messages: Sequence[Message],
+    system_prompt: str | None,
+    images: ImageEncoder | None = None,
+    blob: Callable[[bytes], str] | None = None,
 ) -> list[dict[str, Any]]:
+    """Messages in the chat-completions format, images as data URLs (their base64 through `blob` if given,
+    see HTTPBackend.blob)."""
     encoder = images or ImageEncoder(max_bytes=0)
     out: list[dict[str, Any]] = []
     if system_prompt:
@@ -49,7 +55,12 @@ def to_openai_messages(
         parts: list[dict[str, Any]] = []
         for part in message.content:
             if isinstance(part, ImagePart):
-                parts.append({"type": "image_url", "image_url": {"url": encoder.data_url(part.image)}})
+                if blob is None:
+                    url = encoder.data_url(part.image)
+                else:
+                    mime, data = encoder.encode(part.image)
+                    url = f"data:{mime};base64,{blob(data)}"
+                parts.append({"type": "image_url", "image_url": {"url": url}})
             else:
                 parts.append({"type": "text", "text": part.text})
         out.append({"role": message.role, "content": parts})
@@ -108,7 +119,7 @@ class OpenAIBackend(HTTPBackend):
         config = request.config
         body: dict[str, Any] = {
             "model": self.model,
-            "messages": to_openai_messages(request.messages, config.system_prompt, self.images),
+            "messages": to_openai_messages(request.messages, config.system_prompt, self.images, self.blob),
             "temperature": config.temperature,
         }
         limit_key = "max_completion_tokens" if self.options.max_completion_tokens else "max_tokens"
@@ -120,10 +131,9 @@ class OpenAIBackend(HTTPBackend):
         return body
 
     def payload(self, request: Request) -> dict[str, Any]:
-        """The JSON body as a dict (what `encode()` serialises, extra_body included)."""
-        body = self.build_body(request)
-        body.update(self.options.extra_body)
-        return body
+        """The JSON body as a dict: what `encode()` sends, images included."""
+        data: dict[str, Any] = json.loads(self.encode(request))
+        return data
 
     def parse_reply(self, data: Any) -> Reply:
         if not isinstance(data, dict):
