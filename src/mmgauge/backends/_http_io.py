@@ -12,8 +12,12 @@ import email.utils
 import math
 import time
 import zlib
+from dataclasses import dataclass, field
 from datetime import timezone
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from mmgauge.backends._endpoints import Failure
+from mmgauge.core.types import Usage
 
 if TYPE_CHECKING:
     import aiohttp
@@ -109,3 +113,47 @@ async def read_body(reply: aiohttp.ClientResponse, limit: int) -> bytes:
 def snippet(raw: bytes, limit: int = 200) -> str:
     """The start of a body as one printable line, for error messages."""
     return raw[:limit].decode("utf-8", "replace").replace("\r", " ").replace("\n", " ")
+
+
+class ReplyError(Exception):
+    """A 2xx reply whose body is not a usable answer (the provider's parser raises it)."""
+
+
+@dataclass
+class Reply:
+    text: str | None
+    usage: Usage = field(default_factory=Usage)
+
+
+class Attempt(Exception):
+    """One failed attempt: retryable or not, what it says about the endpoint, a server-requested delay."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        retry: bool,
+        kind: Failure = "other",
+        delay: float | None = None,
+        status: int | None = None,
+        replied: bool = False,
+    ) -> None:
+        super().__init__(message)
+        self.retry = retry
+        self.kind = kind
+        self.delay = delay
+        self.status = status
+        self.replied = replied
+
+
+def set_headers(headers: dict[str, str], extra: dict[str, str]) -> None:
+    """Set `extra` in `headers`, replacing any name that differs only in case (HTTP names are not cased)."""
+    for name, value in extra.items():
+        for existing in [k for k in headers if k.lower() == name.lower()]:
+            del headers[existing]
+        headers[name] = value
+
+
+def token_count(value: Any) -> int | None:
+    """A usage count if it is a non-negative integer (not a bool, float or text), else None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None

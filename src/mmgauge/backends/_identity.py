@@ -24,10 +24,17 @@ few minutes of our own clock (which catches other servers built on the same card
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from mmgauge.backends._http_io import BodyError, read_body, snippet
+
+if TYPE_CHECKING:
+    import aiohttp
 
 #: Card fields that identify what is served and do not change between requests.
 STABLE_FIELDS = ("id", "root", "parent", "owned_by", "max_model_len", "created", "created_at")
@@ -70,3 +77,36 @@ def fingerprint(provider: str, model: str, identity: dict[str, Any]) -> str:
     """`provider:model@digest`: readable, and different whenever anything in `identity` differs."""
     canonical = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return f"{provider}:{model}@{hashlib.sha256(canonical.encode('utf-8')).hexdigest()[:16]}"
+
+
+async def ask(
+    session: aiohttp.ClientSession,
+    url: str | None,
+    *,
+    model: str,
+    pick: Callable[[Any], Any],
+    limit: int,
+    redact: Callable[[str], str],
+) -> dict[str, Any]:
+    """{"served": identity} from the model card at `url` (`pick` finds it in the reply), or {"error": why}."""
+    import aiohttp
+
+    if url is None:
+        return {"error": "this endpoint has no model card"}
+    asked_at = time.time()
+    try:
+        async with session.get(url) as reply:
+            raw = await read_body(reply, limit)
+            status = reply.status
+    except (aiohttp.ClientError, asyncio.TimeoutError, OSError, BodyError) as error:
+        return {"error": redact(f"{type(error).__name__}: {error}")}
+    if status != 200:
+        return {"error": redact(f"HTTP {status}: {snippet(raw, 120)}")}
+    try:
+        card = pick(json.loads(raw))
+    except ValueError:
+        return {"error": "the model card is not JSON"}
+    identity = card_identity(card, asked_at=asked_at)
+    if identity is None:
+        return {"error": f"'{model}' is not in the model listing"}
+    return {"served": identity}

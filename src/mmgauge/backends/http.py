@@ -30,68 +30,37 @@ import random
 import time
 from abc import abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from mmgauge.backends import _identity
 from mmgauge.backends._endpoints import Endpoint, EndpointPool, EndpointStats, Failure
-from mmgauge.backends._http_io import ACCEPT_ENCODING, BodyError, read_body, retry_after_seconds, snippet
+from mmgauge.backends._http_io import (
+    ACCEPT_ENCODING,
+    Attempt,
+    BodyError,
+    Reply,
+    ReplyError,
+    read_body,
+    retry_after_seconds,
+    set_headers,
+    snippet,
+    token_count,
+)
 from mmgauge.backends._images import ImageEncoder
 from mmgauge.backends.base import Backend, BackendSettings, Request
 from mmgauge.backends.request_options import RequestOptions
 from mmgauge.core import secrets
 from mmgauge.core.errors import EndpointError, UserError
-from mmgauge.core.types import ModelResponse, ModelSpec, Usage
+from mmgauge.core.types import ModelResponse, ModelSpec
 
 if TYPE_CHECKING:
     import aiohttp
 
+# What a provider module needs besides HTTPBackend.
+__all__ = ["HTTPBackend", "Reply", "ReplyError", "token_count"]
+
 #: Seconds to wait for a TCP connection: longer means the host is gone; fail over instead of waiting.
 CONNECT_TIMEOUT_S = 10.0
-
-
-class ReplyError(Exception):
-    """A 2xx reply whose body is not a usable answer (the provider's parser raises it)."""
-
-
-@dataclass
-class Reply:
-    text: str | None
-    usage: Usage = field(default_factory=Usage)
-
-
-class Attempt(Exception):
-    """One failed attempt: retryable or not, what it says about the endpoint, a server-requested delay."""
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        retry: bool,
-        kind: Failure = "other",
-        delay: float | None = None,
-        status: int | None = None,
-        replied: bool = False,
-    ) -> None:
-        super().__init__(message)
-        self.retry = retry
-        self.kind = kind
-        self.delay = delay
-        self.status = status
-        self.replied = replied
-
-
-def _set_headers(headers: dict[str, str], extra: dict[str, str]) -> None:
-    """Set `extra` in `headers`, replacing any name that differs only in case (HTTP names are not cased)."""
-    for name, value in extra.items():
-        for existing in [k for k in headers if k.lower() == name.lower()]:
-            del headers[existing]
-        headers[name] = value
-
-
-def token_count(value: Any) -> int | None:
-    """A usage count if it is a non-negative integer (not a bool, float or text), else None."""
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 class HTTPBackend(Backend):
@@ -234,32 +203,14 @@ class HTTPBackend(Backend):
         async with aiohttp.ClientSession(
             timeout=timeout, headers=self._headers(), auto_decompress=False
         ) as session:
-            found = await asyncio.gather(*(self._ask_identity(session, base) for base in self.base_urls))
+            found = await asyncio.gather(*(
+                _identity.ask(
+                    session, self.model_card_url(base), model=self.model, pick=self.served_card,
+                    limit=self.settings.max_response_bytes, redact=self._redact,
+                )
+                for base in self.base_urls
+            ))
         self._served = dict(zip(self.base_urls, found, strict=True))
-
-    async def _ask_identity(self, session: aiohttp.ClientSession, base: str) -> dict[str, Any]:
-        import aiohttp
-
-        url = self.model_card_url(base)
-        if url is None:
-            return {"error": "this endpoint has no model card"}
-        asked_at = time.time()
-        try:
-            async with session.get(url) as reply:
-                raw = await read_body(reply, self.settings.max_response_bytes)
-                status = reply.status
-        except (aiohttp.ClientError, asyncio.TimeoutError, OSError, BodyError) as error:
-            return {"error": self._redact(f"{type(error).__name__}: {error}")}
-        if status != 200:
-            return {"error": self._redact(f"HTTP {status}: {snippet(raw, 120)}")}
-        try:
-            card = self.served_card(json.loads(raw))
-        except ValueError:
-            return {"error": "model card is not JSON"}
-        identity = _identity.card_identity(card, asked_at=asked_at)
-        if identity is None:
-            return {"error": f"'{self.model}' is not in the model listing"}
-        return {"served": identity}
 
     def identity(self) -> dict[str, Any]:
         """Everything the fingerprint is made of (no secrets)."""
@@ -323,7 +274,7 @@ class HTTPBackend(Backend):
 
     def _headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json", "Accept-Encoding": ACCEPT_ENCODING}
-        _set_headers(headers, self.protocol_headers())
+        set_headers(headers, self.protocol_headers())
         found: list[str] = []
         if self._api_key_env:
             key = os.environ.get(self._api_key_env)
@@ -333,9 +284,9 @@ class HTTPBackend(Backend):
                     field="--api-key-env",
                 )
             auth = self.auth_headers(key)
-            _set_headers(headers, auth)
+            set_headers(headers, auth)
             found += [key, *auth.values()]
-        _set_headers(headers, self.options.headers)  # the user's headers win, e.g. another API version
+        set_headers(headers, self.options.headers)  # the user's headers win, e.g. another API version
         found += self.options.secrets()
         for secret in found:
             secrets.remember(secret)
