@@ -86,3 +86,12 @@ def test_secret_request_headers_are_named_never_written(monkeypatch: pytest.Monk
     public = secrets.public_spec(spec)
     assert KEY not in public.model_dump_json() and public.options["request"]["headers"]["X-Tenant"] == "eval"
     assert spec.options["request"]["headers"]["X-Api-Key"] == KEY  # the original still carries it
+
+
+def test_a_password_in_a_url_is_a_secret_too() -> None:
+    backend = OpenAIBackend("http://eval:pa55-word-1234@127.0.0.1:9/v1", "m", settings=FAST)
+    with pytest.raises(EndpointError) as caught:
+        ask(backend)
+    shown = [str(caught.value), json.dumps(backend.describe()), json.dumps(backend.endpoint_stats())]
+    assert all("pa55-word-1234" not in text for text in shown)
+    assert "http://eval:<redacted>@127.0.0.1:9/v1" in str(caught.value)

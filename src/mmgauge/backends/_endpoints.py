@@ -61,6 +61,8 @@ class Endpoint:
     url: str
     ceiling: int
     limit: float
+    #: How messages and stats name it: the URL without credentials it may carry.
+    label: str = ""
     in_flight: int = 0
     #: Nothing is sent before this time (time.monotonic()): Retry-After or a cooldown after a dead connection.
     open_at: float = 0.0
@@ -106,10 +108,14 @@ class EndpointPool:
         backoff_base_s: float,
         backoff_max_s: float,
         unreachable_timeout_s: float = 45.0,
+        labels: list[str] | None = None,
     ) -> None:
         if not urls:
             raise ValueError("an endpoint pool needs at least one URL")
-        self.endpoints = [Endpoint(url=url, ceiling=ceiling, limit=float(ceiling)) for url in urls]
+        self.endpoints = [
+            Endpoint(url=url, ceiling=ceiling, limit=float(ceiling), label=label)
+            for url, label in zip(urls, labels or urls, strict=True)
+        ]
         self.backoff_base_s = backoff_base_s
         self.backoff_max_s = backoff_max_s
         self.unreachable_timeout_s = unreachable_timeout_s
@@ -289,7 +295,7 @@ class EndpointPool:
         now = time.monotonic()
         return [
             EndpointStats(
-                url=e.url, limit=round(e.limit, 2), ceiling=e.ceiling, in_flight=e.in_flight,
+                url=e.label, limit=round(e.limit, 2), ceiling=e.ceiling, in_flight=e.in_flight,
                 answered=e.answered, failed=e.failed, open=e.open(now),
                 state=None if e.open(now) else e.state_reason,
             )
@@ -298,8 +304,8 @@ class EndpointPool:
 
     def _all_disabled_error(self) -> EndpointError:
         if len(self.endpoints) == 1:
-            return EndpointError(f"{self.endpoints[0].url} answered {self.endpoints[0].disabled}")
-        detail = "; ".join(f"{e.url} answered {e.disabled}" for e in self.endpoints)
+            return EndpointError(f"{self.endpoints[0].label} answered {self.endpoints[0].disabled}")
+        detail = "; ".join(f"{e.label} answered {e.disabled}" for e in self.endpoints)
         return EndpointError(f"no endpoint accepts the requests: {detail}")
 
     # -- giving up -----------------------------------------------------------------------------------------
@@ -325,10 +331,10 @@ class EndpointPool:
         reason = (down[-1].state_reason or "unreachable").removeprefix("down: ")
         if self.ever_reached():
             return EndpointError(
-                f"{', '.join(e.url for e in down)}: unreachable for {self.unreachable_timeout_s:g} s "
+                f"{', '.join(e.label for e in down)}: unreachable for {self.unreachable_timeout_s:g} s "
                 f"(unreachable_timeout_s), stopping: {reason}"
             )
-        return EndpointError(f"cannot reach {', '.join(e.url for e in down)}: {reason}")
+        return EndpointError(f"cannot reach {', '.join(e.label for e in down)}: {reason}")
 
     def raise_if_dead(self) -> None:
         error = self.dead_error()

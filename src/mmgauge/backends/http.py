@@ -31,6 +31,7 @@ import time
 from abc import abstractmethod
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
+from urllib.parse import urlsplit
 
 from mmgauge.backends import _identity
 from mmgauge.backends._endpoints import Endpoint, EndpointPool, EndpointStats, Failure
@@ -100,8 +101,15 @@ class HTTPBackend(Backend):
         # The runner may keep every endpoint's ceiling busy; the per-endpoint limits hold the rest back.
         self.concurrency = self.ceiling * len(self.base_urls)
         self.batch_size = 1
+        # A password in a URL (http://user:pass@host) is a secret like any key.
+        self._url_secrets = [p for p in (urlsplit(url).password for url in self.base_urls) if p]
+        self._secrets: list[str] = list(self._url_secrets)
+        for secret in self._url_secrets:
+            secrets.remember(secret)
+        urls = [self.endpoint_url(url) for url in self.base_urls]
         self.pool = EndpointPool(
-            [self.endpoint_url(url) for url in self.base_urls],
+            urls,
+            labels=[self._redact(url) for url in urls],
             ceiling=self.ceiling,
             backoff_base_s=self.settings.backoff_base_s,
             backoff_max_s=self.settings.backoff_max_s,
@@ -114,7 +122,6 @@ class HTTPBackend(Backend):
         self._api_key_env = api_key_env
         self._session: aiohttp.ClientSession | None = None
         self._session_loop: asyncio.AbstractEventLoop | None = None
-        self._secrets: list[str] = []
         #: What each endpoint reported serving (by base URL); None until start().
         self._served: dict[str, dict[str, Any]] | None = None
         self.requests_sent = 0
@@ -222,7 +229,7 @@ class HTTPBackend(Backend):
         return {
             "provider": self.provider,
             "model": self.model,
-            "endpoints": sorted(self.base_urls),
+            "endpoints": sorted(self._public_urls()),
             "served": [json.loads(text) for text in sorted(served)],
             "request": self.options.public(),
             "cache_namespace": self.settings.cache_namespace,
@@ -232,17 +239,22 @@ class HTTPBackend(Backend):
     def fingerprint(self) -> str:
         return _identity.fingerprint(self.provider, self.model, self.identity())
 
+    def _public_urls(self) -> list[str]:
+        return [self._redact(url) for url in self.base_urls]
+
     def describe(self) -> dict[str, Any]:
+        urls = self._public_urls()
+        served = None if self._served is None else {self._redact(k): v for k, v in self._served.items()}
         info: dict[str, Any] = {
             "fingerprint": self.fingerprint(),
-            "base_url": self.base_url,
+            "base_url": urls[0],
             "model": self.model,
             "api_key_env": self._api_key_env,
             "concurrency": self.concurrency,
-            "served": "not asked (start() was not awaited)" if self._served is None else self._served,
+            "served": "not asked (start() was not awaited)" if served is None else served,
         }
-        if len(self.base_urls) > 1:
-            info.update(base_urls=self.base_urls, concurrency_per_endpoint=self.ceiling)
+        if len(urls) > 1:
+            info.update(base_urls=urls, concurrency_per_endpoint=self.ceiling)
         if self.options.given():
             info["request"] = self.options.public()
         if self.settings.cache_namespace is not None:
@@ -290,7 +302,7 @@ class HTTPBackend(Backend):
         found += self.options.secrets()
         for secret in found:
             secrets.remember(secret)
-        self._secrets = found
+        self._secrets = [*self._url_secrets, *found]
         return headers
 
     def _redact(self, text: str) -> str:
@@ -374,7 +386,7 @@ class HTTPBackend(Backend):
             await self._wait_before_retry(failure, attempt, frozenset(tried))
             attempt += 1
         if failure.kind == "connect" and not self.pool.ever_reached():
-            urls = ", ".join(e.url for e in self.pool.endpoints)
+            urls = ", ".join(e.label for e in self.pool.endpoints)
             raise EndpointError(f"cannot reach {urls}: {failure}")
         return ModelResponse(error=str(failure), latency_s=time.perf_counter() - started)
 
