@@ -13,7 +13,7 @@ from mmgauge.backends.openai import OpenAIBackend
 from mmgauge.core.errors import EndpointError
 from mmgauge.core.types import GenerationConfig, Message, ModelResponse
 from mmgauge.runner.executor import LocalExecutor
-from mmgauge.testing.server import FakeOpenAIServer
+from mmgauge.testing.server import Action, FakeOpenAIServer
 
 #: The defaults a user gets: the fail-fast rule must not depend on short test timings.
 DEFAULTS = BackendSettings()
@@ -146,3 +146,33 @@ def test_endpoint_that_comes_back_within_the_window_is_used_again() -> None:
         assert probes >= 2 and time.monotonic() - down_again >= 0.3
 
     asyncio.run(go())
+
+
+def test_a_server_that_hangs_mid_run_stops_the_run_after_the_unreachable_timeout() -> None:
+    # Accepts connections and never answers (a wedged engine): timeouts with nothing heard in between.
+    settings = BackendSettings(concurrency=4, timeout_s=0.3, max_retries=50, backoff_base_s=0.01,
+                               backoff_max_s=0.05, unreachable_timeout_s=1.0)
+    with FakeOpenAIServer() as server:
+        server.script(*[Action("ok")] * 20)
+        server.default = Action("hang")
+        backend = OpenAIBackend(server.base_url, "m", settings=settings)
+        delivered: dict[int, ModelResponse] = {}
+        started = time.monotonic()
+        with pytest.raises(EndpointError, match=r"unreachable for 1 s.*timed out after 0\.3 s"):
+            run(backend, 200, delivered)
+        assert len([r for r in delivered.values() if r.ok]) == 20
+        assert time.monotonic() - started < 10  # not 200 requests x 51 tries x 0.3 s
+
+
+def test_timeouts_or_drops_before_any_answer_get_the_window_not_an_instant_stop() -> None:
+    # A hung request and a dropped connection while the server is still warming up are no reason to give up
+    # (only refused connections before any answer are).
+    settings = BackendSettings(concurrency=2, timeout_s=0.3, max_retries=3, backoff_base_s=0.01,
+                               backoff_max_s=0.05, unreachable_timeout_s=5.0)
+    with FakeOpenAIServer() as server:
+        server.script(Action("hang"), Action("close"))
+        backend = OpenAIBackend(server.base_url, "m", settings=settings)
+        delivered: dict[int, ModelResponse] = {}
+        run(backend, 6, delivered)
+        assert len(delivered) == 6 and all(r.ok for r in delivered.values())
+        assert server.requests == 8

@@ -18,8 +18,9 @@ Limit rule per endpoint (AIMD, as in TCP congestion control):
 - an endpoint that refuses the credentials or the model (401/403/404) before ever answering is disabled.
 
 When no endpoint can take requests any more the pool raises `EndpointError` to every caller, at once:
-every endpoint disabled; or every endpoint unreachable, either before any of them ever replied (a wrong URL,
-a server not started) or for `unreachable_timeout_s` in a row (a server that died mid-run).
+every endpoint disabled; or every endpoint refusing connections before any of them ever replied (a wrong
+URL, a server not started); or every endpoint silent for `unreachable_timeout_s`: since the send time of a
+request that could not connect or timed out, nothing came back from it (a server that died or hung mid-run).
 
 A request goes to the open endpoint with the fewest requests in flight relative to its current limit; if
 every endpoint is at its limit, paused or down, the request waits in line (first come, first served).
@@ -70,8 +71,15 @@ class Endpoint:
     succeeded: bool = False
     #: Whether any HTTP reply (of any status) ever came back from it.
     reached: bool = False
-    #: When it became unreachable (first connect failure since its last reply); None while reachable.
+    #: When the latest HTTP reply came back (time.monotonic()).
+    last_reply_at: float = -math.inf
+    #: Since when it has given no reply: the send time of the first request that could not connect or timed
+    #: out with nothing heard from the endpoint after it was sent. None once anything replies.
     unreachable_since: float | None = None
+    #: Whether the latest evidence of that was a refused connection (as opposed to a silent timeout).
+    refused: bool = False
+    #: Why the latest attempt got no reply, for the error that ends the run.
+    silent_reason: str = ""
     #: True after coming back from down, until the next overload: grow by one per success.
     slow_start: bool = False
     last_cut: float = -math.inf
@@ -224,8 +232,7 @@ class EndpointPool:
 
     def succeeded(self, endpoint: Endpoint) -> None:
         endpoint.succeeded = True
-        endpoint.reached = True
-        endpoint.unreachable_since = None
+        self._replied(endpoint, time.monotonic())
         endpoint.answered += 1
         endpoint.connect_failures = 0
         endpoint.state_reason = None
@@ -251,8 +258,13 @@ class EndpointPool:
         endpoint.failed += 1
         now = time.monotonic()
         if replied:
-            endpoint.reached = True
-            endpoint.unreachable_since = None
+            self._replied(endpoint, now)
+        elif kind in ("connect", "overload") and endpoint.last_reply_at < sent_at:
+            # Refused, or timed out (an overload without a reply) with nothing heard since it was sent.
+            if endpoint.unreachable_since is None:
+                endpoint.unreachable_since = sent_at
+            endpoint.refused = kind == "connect"
+            endpoint.silent_reason = reason
         if kind == "fatal" and not endpoint.succeeded:
             endpoint.disabled = reason
             endpoint.state_reason = f"disabled: {reason}"
@@ -263,8 +275,6 @@ class EndpointPool:
         elif kind == "connect" and sent_at >= endpoint.last_down:
             # Requests already on their way when it went down say nothing new: the cooldown grows once.
             endpoint.last_down = now
-            if endpoint.unreachable_since is None:
-                endpoint.unreachable_since = now
             # Probe often enough within the give-up window to notice a server that came back.
             longest = min(self.backoff_max_s, self.unreachable_timeout_s / 4)
             cooldown = min(longest, self.backoff_base_s * 2 ** min(endpoint.connect_failures, 30))
@@ -286,6 +296,13 @@ class EndpointPool:
 
     def ever_reached(self) -> bool:
         return any(e.reached for e in self.endpoints)
+
+    @staticmethod
+    def _replied(endpoint: Endpoint, now: float) -> None:
+        endpoint.reached = True
+        endpoint.last_reply_at = now
+        endpoint.unreachable_since = None
+        endpoint.refused = False
 
     def live_concurrency(self) -> int:
         now = time.monotonic()
@@ -315,8 +332,9 @@ class EndpointPool:
         usable = [e for e in self.endpoints if e.disabled is None]
         if not usable or any(e.unreachable_since is None for e in usable):
             return None
-        if not self.ever_reached():
-            # Nothing ever replied: a wrong URL or a server not started. Retrying only delays the news.
+        if not self.ever_reached() and all(e.refused for e in usable):
+            # Nothing ever replied and every endpoint refused: a wrong URL, a server not started. Retrying
+            # only delays the news. (A timeout or a dropped connection is not that clear: the window applies.)
             return max(e.unreachable_since or 0.0 for e in usable)
         return max(e.unreachable_since or 0.0 for e in usable) + self.unreachable_timeout_s
 
@@ -328,8 +346,8 @@ class EndpointPool:
         if give_up_at is None or time.monotonic() < give_up_at:
             return None
         down = [e for e in self.endpoints if e.disabled is None]
-        reason = (down[-1].state_reason or "unreachable").removeprefix("down: ")
-        if self.ever_reached():
+        reason = max(down, key=lambda e: e.unreachable_since or 0.0).silent_reason or "unreachable"
+        if self.ever_reached() or not all(e.refused for e in down):
             return EndpointError(
                 f"{', '.join(e.label for e in down)}: unreachable for {self.unreachable_timeout_s:g} s "
                 f"(unreachable_timeout_s), stopping: {reason}"

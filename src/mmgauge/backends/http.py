@@ -391,8 +391,10 @@ class HTTPBackend(Backend):
         return ModelResponse(error=str(failure), latency_s=time.perf_counter() - started)
 
     async def _wait_before_retry(self, failure: Attempt, attempt: int, tried: frozenset[Endpoint]) -> None:
-        if self.pool.has_alternative(tried):
-            return  # another endpoint is open: go there now
+        if self.pool.has_alternative(tried) or failure.kind == "connect":
+            # Another endpoint is open: go there now. Or the endpoint is down: its cooldown spaces the probes,
+            # and waiting in the pool's line (not asleep here) lets the give-up deadline reach this request.
+            return
         if failure.delay is not None:
             # The server said when; never longer than backoff_max_s (the endpoint itself pauses less).
             await asyncio.sleep(min(failure.delay, self.settings.backoff_max_s))
