@@ -33,8 +33,8 @@ class BackendSettings(BaseModel):
     #: HTTP backends: once every endpoint has been unreachable this long (after something answered), the
     #: run stops with EndpointError. Before anything answered, it stops as soon as none can be reached.
     unreachable_timeout_s: float = Field(default=45.0, gt=0)
-    #: Part of the model fingerprint (so of every cache key): name what an endpoint cannot show, e.g. a new
-    #: checkpoint served under the old name and path.
+    #: HTTP backends: part of the model fingerprint (so of every cache key). Names what an endpoint cannot
+    #: show, e.g. a new checkpoint served under the old name and path.
     cache_namespace: str | None = None
 
 
