@@ -12,9 +12,11 @@ used requests/distinct times, as MMBench's circular evaluation reuses every imag
 
 Measured: end-to-end seconds, steady throughput (requests/s between the 10% and 90% completion marks), and
 client CPU per request (time.process_time() over the run, this process only). The backend's own CPU per
-request is its CPU minus the bare client's. Prints a table, then one JSON object on its last line.
+request is its CPU minus the bare client's. Each client runs `--repeat` times, taking turns going first, and
+its best run counts (load from other processes only ever slows a run down). Prints a table, then one JSON
+object on its last line.
 
-Usage: python bench/endpoint.py [--requests 10000] [--concurrency 32] [--latencies 0.02,0.2]
+Usage: python bench/endpoint.py [--requests 10000] [--concurrency 32] [--latencies 0.02,0.2] [--repeat 2]
 """
 
 from __future__ import annotations
@@ -122,10 +124,11 @@ def backend_client(
     return run
 
 
-def bench_latency(latency: float, requests: list[Request], concurrency: int) -> dict[str, Any]:
+def bench_latency(latency: float, requests: list[Request], concurrency: int, repeat: int) -> dict[str, Any]:
     server = subprocess.Popen(
         [sys.executable, "-m", "mmgauge.testing.server", "0", str(latency)], stdout=subprocess.PIPE, text=True
     )
+    runs: dict[str, list[dict[str, float]]] = {"bare": [], "backend": []}
     try:
         assert server.stdout is not None
         base_url = server.stdout.readline().strip()
@@ -133,11 +136,26 @@ def bench_latency(latency: float, requests: list[Request], concurrency: int) -> 
         bodies = [encoder.encode(request) for request in requests]
         warm = requests[: 2 * concurrency]
         measure(len(warm), concurrency, backend_client(base_url, warm, concurrency))  # connections, caches
-        bare = measure(len(bodies), concurrency, bare_client(encoder.url, bodies, concurrency))
-        ours = measure(len(requests), concurrency, backend_client(base_url, requests, concurrency))
+        clients = {
+            "bare": lambda: bare_client(encoder.url, bodies, concurrency),
+            "backend": lambda: backend_client(base_url, requests, concurrency),
+        }
+        for round in range(repeat):
+            # Alternate who goes first: a shared machine's load drifts during a run.
+            for name in ("bare", "backend") if round % 2 == 0 else ("backend", "bare"):
+                runs[name].append(measure(len(requests), concurrency, clients[name]()))
     finally:
         server.terminate()
         server.wait()
+    # Noise on a shared machine only ever slows a run down: each client's best run is its own speed.
+    bare, ours = (
+        {
+            "seconds": min(r["seconds"] for r in runs[name]),
+            "steady_rps": max(r["steady_rps"] for r in runs[name]),
+            "cpu_ms_per_request": min(r["cpu_ms_per_request"] for r in runs[name]),
+        }
+        for name in ("bare", "backend")
+    )
     return {
         "latency_s": latency,
         "bare": bare,
@@ -146,6 +164,7 @@ def bench_latency(latency: float, requests: list[Request], concurrency: int) -> 
         "end_to_end_ratio": ours["seconds"] / bare["seconds"],
         "backend_cpu_ms_per_request": ours["cpu_ms_per_request"] - bare["cpu_ms_per_request"],
         "ideal_rps": concurrency / latency,
+        "runs": runs,
     }
 
 
@@ -155,11 +174,13 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--latencies", default="0.02,0.2")
     parser.add_argument("--distinct-images", type=int, default=2_500)
+    parser.add_argument("--repeat", type=int, default=2, help="runs per client and latency (best is kept)")
     args = parser.parse_args()
     requests = make_requests(args.requests, min(args.distinct_images, args.requests))
     size = len(OpenAIBackend("http://x/v1", "m").encode(requests[0]))
     results = [
-        bench_latency(float(latency), requests, args.concurrency) for latency in args.latencies.split(",")
+        bench_latency(float(latency), requests, args.concurrency, args.repeat)
+        for latency in args.latencies.split(",")
     ]
     print(f"{args.requests} requests, {args.concurrency} in flight, one image each "
           f"({size / 1024:.0f} KB body)")

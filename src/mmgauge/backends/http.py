@@ -63,6 +63,9 @@ __all__ = ["HTTPBackend", "Reply", "ReplyError", "token_count"]
 #: Seconds to wait for a TCP connection: longer means the host is gone; fail over instead of waiting.
 CONNECT_TIMEOUT_S = 10.0
 
+#: One encoder for every body (json.dumps with options builds a new one per call).
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
 
 class HTTPBackend(Backend):
     #: The spec prefix, e.g. "openai"; also the fingerprint prefix.
@@ -340,7 +343,7 @@ class HTTPBackend(Backend):
         try:
             body = self.build_body(request)
             body.update(self.options.extra_body)
-            raw = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+            raw = _JSON.encode(body).encode("utf-8")
             for token, data in self._blobs:
                 raw = raw.replace(token, data, 1)
             return raw
@@ -369,7 +372,8 @@ class HTTPBackend(Backend):
                 )
             else:
                 self.pool.succeeded(endpoint)
-                return ModelResponse(
+                # Built from values this module made and checked: no need to validate them again.
+                return ModelResponse.model_construct(
                     text=None if reply.text is None else self._redact(reply.text),
                     usage=reply.usage,
                     latency_s=time.perf_counter() - started,
