@@ -78,3 +78,10 @@ def test_a_valid_config_file_with_every_section(tmp_path: Path) -> None:
 def test_request_given_twice_is_an_error(tmp_path: Path) -> None:
     text = BASE + "options: {request: {headers: {}}}\nrequest: {headers: {}}\n"
     assert "give the request section once" in error_for(tmp_path, text)
+
+
+def test_unknown_setting_overrides_are_named() -> None:
+    from mmgauge.backends.registry import load_backend
+
+    with pytest.raises(UserError, match="field 'timeout': unknown setting 'timeout'"):
+        load_backend("mock", timeout=5)

@@ -55,5 +55,7 @@ def load_backend(text: str, *, api_key_env: str | None = None, **overrides: Any)
         settings = BackendSettings.model_validate({**file_settings, **overrides})
     except ValidationError as error:
         first = error.errors()[0]
-        raise UserError(first["msg"], field=".".join(str(p) for p in first["loc"])) from None
+        field = ".".join(str(p) for p in first["loc"])
+        message = f"unknown setting '{field}'" if first["type"] == "extra_forbidden" else first["msg"]
+        raise UserError(message, field=field) from None
     return spec, build_backend(spec, settings)
