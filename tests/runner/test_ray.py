@@ -244,8 +244,8 @@ def test_live_concurrency_is_the_workers_endpoint_limits(ray_cluster: None) -> N
         settings = BackendSettings(concurrency=8, timeout_s=5)
         executor = ray_executor.RayExecutor(spec, settings, address=None, workers=2)
         asyncio.run(executor.start())
-        # Each worker's two endpoints start at half their ceiling: 2 workers x 2 endpoints x 4.
-        assert executor.live_concurrency() == 16
+        # Each worker's two endpoints start at their ceiling: 2 workers x 2 endpoints x 8.
+        assert executor.live_concurrency() == 32
         seen: list[int | None] = []
         stats: list[dict[str, Any]] = []
         real_finish = executor._finish

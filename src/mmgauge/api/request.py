@@ -33,6 +33,8 @@ class EvalRequest(BaseModel):
     max_retries: int | None = Field(default=None, ge=0)
     api_key_env: str | None = None
     judge_api_key_env: str | None = None
+    accept_empty: bool = False
+    cache_namespace: str | None = None
     cache: bool = True
     cache_path: Path | None = None
     force_cache: bool = False

@@ -11,6 +11,7 @@ from mmgauge.api.options import benchmark_options
 from mmgauge.api.request import EvalRequest
 from mmgauge.backends.base import Backend, BackendSettings
 from mmgauge.core.errors import UserError
+from mmgauge.core.secrets import public_spec
 from mmgauge.core.types import DatasetEntry, GenerationConfig, ModelSpec
 from mmgauge.runner.executor import Executor, LocalExecutor
 from mmgauge.runner.progress import NullProgress, ProgressSink
@@ -52,9 +53,10 @@ class EvalSession:
         config = GenerationConfig(temperature=request.temperature, max_tokens=request.max_tokens,
                                   seed=request.seed, system_prompt=request.system_prompt)
         executor = self._executor(spec, backend)
+        public_judge = public_spec(judge_spec) if judge_spec is not None else None
         manifest = ManifestStore.open(
-            self.folder, model=spec, model_fingerprint=backend.fingerprint(), generation=config,
-            judge=judge_spec, datasets=[_entry(run) for run in runs],
+            self.folder, model=public_spec(spec), model_fingerprint=backend.fingerprint(), generation=config,
+            judge=public_judge, datasets=[_entry(run) for run in runs],
             seeds={"generation": request.seed, "benchmarks": request.seed}, command=request.command,
             backend=backend.describe(), executor=executor.describe(),
         )
@@ -110,6 +112,7 @@ class EvalSession:
         return {key: value for key, value in {
             "concurrency": request.concurrency, "batch_size": request.batch_size,
             "timeout_s": request.timeout, "max_retries": request.max_retries,
+            "accept_empty": request.accept_empty or None, "cache_namespace": request.cache_namespace,
         }.items() if value is not None}
 
     def _backend(self) -> tuple[ModelSpec, Backend]:

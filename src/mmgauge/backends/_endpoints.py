@@ -2,16 +2,25 @@
 
 Limit rule per endpoint (AIMD, as in TCP congestion control):
 
-- it starts at half the ceiling (`--concurrency`), at least 1;
-- each success adds 1 until the endpoint's first overload signal (so the limit doubles every round trip),
-  then 1/limit (so it grows by one per round trip), never above the ceiling;
-- an overload signal (HTTP 429 or 503, or a timeout) halves it, never below 1. Only a request sent after the
-  last cut can cut again: the burst of failures already in flight when the server pushed back counts once;
-- Retry-After pauses the endpoint until then (capped at `backoff_max_s`): nothing new is sent to it;
-- a refused connection (or one that cannot be opened within 10 s) marks it down for a cooldown that doubles
-  with every failed probe (from `backoff_base_s` to `backoff_max_s`); it comes back with limit 1 and grows
-  again from there, so a dead replica costs one probe per cooldown;
+- it starts at the ceiling (`--concurrency`): a server that copes is never held back, and one that does
+  not says so with its first 429/503/timeout;
+- an overload signal (HTTP 429, 503 or 529, or a timeout) halves it, never below 1. Only a request sent
+  after the last cut can cut again: the burst of failures already in flight when the server pushed back
+  counts once;
+- each success then adds 1/limit (so it grows by one per round trip), never above the ceiling; after an
+  endpoint comes back from being down it adds 1 per success (doubling per round trip) until the next cut;
+- Retry-After pauses the endpoint, briefly (at most `RETRY_AFTER_PAUSE_MAX_S`): the request that got it
+  waits the full (capped) time itself, the others only long enough not to hammer a pushing-back server;
+- a refused connection (or one that cannot be opened within 10 s, a name that does not resolve, a TLS
+  failure) marks it down for a cooldown that doubles with every failed probe (from `backoff_base_s` to
+  `backoff_max_s`, and at most a quarter of `unreachable_timeout_s`); it comes back with limit 1, so a dead
+  replica costs one probe per cooldown;
 - an endpoint that refuses the credentials or the model (401/403/404) before ever answering is disabled.
+
+When no endpoint can take requests any more the pool raises `EndpointError` to every caller, at once:
+every endpoint disabled; or every endpoint refusing connections before any of them ever replied (a wrong
+URL, a server not started); or every endpoint silent for `unreachable_timeout_s`: since the send time of a
+request that could not connect or timed out, nothing came back from it (a server that died or hung mid-run).
 
 A request goes to the open endpoint with the fewest requests in flight relative to its current limit; if
 every endpoint is at its limit, paused or down, the request waits in line (first come, first served).
@@ -32,6 +41,9 @@ from mmgauge.core.errors import EndpointError
 #: What went wrong with one attempt, as far as the endpoint's health is concerned.
 Failure = Literal["overload", "connect", "fatal", "other"]
 
+#: The longest a Retry-After keeps an endpoint closed to every request (the request that got it waits longer).
+RETRY_AFTER_PAUSE_MAX_S = 5.0
+
 
 class EndpointStats(TypedDict):
     url: str
@@ -50,13 +62,26 @@ class Endpoint:
     url: str
     ceiling: int
     limit: float
+    #: How messages and stats name it: the URL without credentials it may carry.
+    label: str = ""
     in_flight: int = 0
     #: Nothing is sent before this time (time.monotonic()): Retry-After or a cooldown after a dead connection.
     open_at: float = 0.0
     disabled: str | None = None
     succeeded: bool = False
-    #: True until the first overload signal: grow by one per success instead of one per round trip.
-    slow_start: bool = True
+    #: Whether any HTTP reply (of any status) ever came back from it.
+    reached: bool = False
+    #: When the latest HTTP reply came back (time.monotonic()).
+    last_reply_at: float = -math.inf
+    #: Since when it has given no reply: the send time of the first request that could not connect or timed
+    #: out with nothing heard from the endpoint after it was sent. None once anything replies.
+    unreachable_since: float | None = None
+    #: Whether the latest evidence of that was a refused connection (as opposed to a silent timeout).
+    refused: bool = False
+    #: Why the latest attempt got no reply, for the error that ends the run.
+    silent_reason: str = ""
+    #: True after coming back from down, until the next overload: grow by one per success.
+    slow_start: bool = False
     last_cut: float = -math.inf
     last_down: float = -math.inf
     connect_failures: int = 0
@@ -83,13 +108,25 @@ class _Waiter:
 
 
 class EndpointPool:
-    def __init__(self, urls: list[str], *, ceiling: int, backoff_base_s: float, backoff_max_s: float) -> None:
+    def __init__(
+        self,
+        urls: list[str],
+        *,
+        ceiling: int,
+        backoff_base_s: float,
+        backoff_max_s: float,
+        unreachable_timeout_s: float = 45.0,
+        labels: list[str] | None = None,
+    ) -> None:
         if not urls:
             raise ValueError("an endpoint pool needs at least one URL")
-        initial = float(max(1, ceiling // 2))
-        self.endpoints = [Endpoint(url=url, ceiling=ceiling, limit=initial) for url in urls]
+        self.endpoints = [
+            Endpoint(url=url, ceiling=ceiling, limit=float(ceiling), label=label)
+            for url, label in zip(urls, labels or urls, strict=True)
+        ]
         self.backoff_base_s = backoff_base_s
         self.backoff_max_s = backoff_max_s
+        self.unreachable_timeout_s = unreachable_timeout_s
         self._waiters: deque[_Waiter] = deque()
         self._timer: asyncio.TimerHandle | None = None
         self._timer_loop: asyncio.AbstractEventLoop | None = None
@@ -114,7 +151,7 @@ class EndpointPool:
         return any(e not in avoid and e.open(now) for e in self.endpoints)
 
     async def acquire(self, avoid: frozenset[Endpoint] = frozenset()) -> Endpoint:
-        self._raise_if_all_disabled()
+        self.raise_if_dead()
         if not self._waiters:
             endpoint = self._choose(avoid, time.monotonic())
             if endpoint is not None:
@@ -130,7 +167,7 @@ class EndpointPool:
             if waiter.future.done() and not waiter.future.cancelled() and waiter.future.exception() is None:
                 # Granted a slot in the same tick as the cancellation: hand it back.
                 self.release(waiter.future.result())
-            else:
+            elif waiter in self._waiters:
                 self._waiters.remove(waiter)
             raise
 
@@ -142,8 +179,8 @@ class EndpointPool:
         """Hand free slots to waiting requests in arrival order."""
         if not self._waiters:
             return
-        if all(e.disabled for e in self.endpoints):
-            error = self._all_disabled_error()
+        error = self.dead_error()
+        if error is not None:
             while self._waiters:
                 waiter = self._waiters.popleft()
                 if not waiter.future.done():
@@ -171,6 +208,9 @@ class EndpointPool:
             return
         now = time.monotonic()
         upcoming = [e.open_at for e in self.endpoints if e.disabled is None and e.open_at > now]
+        give_up_at = self._give_up_at()
+        if give_up_at is not None:
+            upcoming.append(give_up_at)
         if not upcoming:
             return
         when = min(upcoming)
@@ -192,6 +232,7 @@ class EndpointPool:
 
     def succeeded(self, endpoint: Endpoint) -> None:
         endpoint.succeeded = True
+        self._replied(endpoint, time.monotonic())
         endpoint.answered += 1
         endpoint.connect_failures = 0
         endpoint.state_reason = None
@@ -201,11 +242,29 @@ class EndpointPool:
             self._dispatch()
 
     def failed(
-        self, endpoint: Endpoint, kind: Failure, *, sent_at: float, retry_after: float | None, reason: str
+        self,
+        endpoint: Endpoint,
+        kind: Failure,
+        *,
+        sent_at: float,
+        retry_after: float | None,
+        reason: str,
+        replied: bool = False,
     ) -> None:
-        """Adapt `endpoint` to a failed attempt that was sent at `sent_at` (time.monotonic())."""
+        """Adapt `endpoint` to a failed attempt that was sent at `sent_at` (time.monotonic()).
+
+        `replied`: an HTTP reply came back (any status), so the endpoint is reachable whatever it said.
+        """
         endpoint.failed += 1
         now = time.monotonic()
+        if replied:
+            self._replied(endpoint, now)
+        elif kind in ("connect", "overload") and endpoint.last_reply_at < sent_at:
+            # Refused, or timed out (an overload without a reply) with nothing heard since it was sent.
+            if endpoint.unreachable_since is None:
+                endpoint.unreachable_since = sent_at
+            endpoint.refused = kind == "connect"
+            endpoint.silent_reason = reason
         if kind == "fatal" and not endpoint.succeeded:
             endpoint.disabled = reason
             endpoint.state_reason = f"disabled: {reason}"
@@ -216,14 +275,17 @@ class EndpointPool:
         elif kind == "connect" and sent_at >= endpoint.last_down:
             # Requests already on their way when it went down say nothing new: the cooldown grows once.
             endpoint.last_down = now
-            cooldown = min(self.backoff_max_s, self.backoff_base_s * 2**endpoint.connect_failures)
+            # Probe often enough within the give-up window to notice a server that came back.
+            longest = min(self.backoff_max_s, self.unreachable_timeout_s / 4)
+            cooldown = min(longest, self.backoff_base_s * 2 ** min(endpoint.connect_failures, 30))
             endpoint.connect_failures += 1
             endpoint.open_at = max(endpoint.open_at, now + random.uniform(cooldown / 2, cooldown))
             endpoint.limit = 1.0
             endpoint.slow_start = True
             endpoint.state_reason = f"down: {reason}"
         if retry_after is not None:
-            endpoint.open_at = max(endpoint.open_at, now + min(retry_after, self.backoff_max_s))
+            pause = min(retry_after, self.backoff_max_s, RETRY_AFTER_PAUSE_MAX_S)
+            endpoint.open_at = max(endpoint.open_at, now + pause)
             endpoint.state_reason = f"paused by Retry-After: {reason}"
         self._dispatch()
 
@@ -231,6 +293,16 @@ class EndpointPool:
 
     def ever_succeeded(self) -> bool:
         return any(e.succeeded for e in self.endpoints)
+
+    def ever_reached(self) -> bool:
+        return any(e.reached for e in self.endpoints)
+
+    @staticmethod
+    def _replied(endpoint: Endpoint, now: float) -> None:
+        endpoint.reached = True
+        endpoint.last_reply_at = now
+        endpoint.unreachable_since = None
+        endpoint.refused = False
 
     def live_concurrency(self) -> int:
         now = time.monotonic()
@@ -240,7 +312,7 @@ class EndpointPool:
         now = time.monotonic()
         return [
             EndpointStats(
-                url=e.url, limit=round(e.limit, 2), ceiling=e.ceiling, in_flight=e.in_flight,
+                url=e.label, limit=round(e.limit, 2), ceiling=e.ceiling, in_flight=e.in_flight,
                 answered=e.answered, failed=e.failed, open=e.open(now),
                 state=None if e.open(now) else e.state_reason,
             )
@@ -249,10 +321,41 @@ class EndpointPool:
 
     def _all_disabled_error(self) -> EndpointError:
         if len(self.endpoints) == 1:
-            return EndpointError(f"{self.endpoints[0].url} answered {self.endpoints[0].disabled}")
-        detail = "; ".join(f"{e.url} answered {e.disabled}" for e in self.endpoints)
+            return EndpointError(f"{self.endpoints[0].label} answered {self.endpoints[0].disabled}")
+        detail = "; ".join(f"{e.label} answered {e.disabled}" for e in self.endpoints)
         return EndpointError(f"no endpoint accepts the requests: {detail}")
 
-    def _raise_if_all_disabled(self) -> None:
+    # -- giving up -----------------------------------------------------------------------------------------
+
+    def _give_up_at(self) -> float | None:
+        """When the pool gives up if nothing changes: every usable endpoint unreachable, None otherwise."""
+        usable = [e for e in self.endpoints if e.disabled is None]
+        if not usable or any(e.unreachable_since is None for e in usable):
+            return None
+        if not self.ever_reached() and all(e.refused for e in usable):
+            # Nothing ever replied and every endpoint refused: a wrong URL, a server not started. Retrying
+            # only delays the news. (A timeout or a dropped connection is not that clear: the window applies.)
+            return max(e.unreachable_since or 0.0 for e in usable)
+        return max(e.unreachable_since or 0.0 for e in usable) + self.unreachable_timeout_s
+
+    def dead_error(self) -> EndpointError | None:
+        """The error every caller gets once no endpoint can take requests any more; None while one can."""
         if all(e.disabled for e in self.endpoints):
-            raise self._all_disabled_error()
+            return self._all_disabled_error()
+        give_up_at = self._give_up_at()
+        if give_up_at is None or time.monotonic() < give_up_at:
+            return None
+        down = [e for e in self.endpoints if e.disabled is None]
+        reason = max(down, key=lambda e: e.unreachable_since or 0.0).silent_reason or "unreachable"
+        if self.ever_reached() or not all(e.refused for e in down):
+            return EndpointError(
+                f"{', '.join(e.label for e in down)}: unreachable for {self.unreachable_timeout_s:g} s "
+                f"(unreachable_timeout_s), stopping: {reason}"
+            )
+        return EndpointError(f"cannot reach {', '.join(e.label for e in down)}: {reason}")
+
+    def raise_if_dead(self) -> None:
+        error = self.dead_error()
+        if error is not None:
+            self._dispatch()  # hand the same news to every request waiting in line
+            raise error

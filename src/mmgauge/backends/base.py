@@ -6,13 +6,18 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from mmgauge.core.types import GenerationConfig, Message, ModelResponse, ModelSpec
 
 
 class BackendSettings(BaseModel):
-    """Run-time settings a user gives on the command line or in a model config file."""
+    """Run-time settings a user gives on the command line or in a model config file.
+
+    Unknown names are rejected (a misspelled setting must not be silently ignored).
+    """
+
+    model_config = ConfigDict(extra="forbid")
 
     concurrency: int = Field(default=16, ge=1)
     #: None: the backend's own default (1 for endpoints, larger for local models).
@@ -21,6 +26,16 @@ class BackendSettings(BaseModel):
     max_retries: int = Field(default=5, ge=0)
     backoff_base_s: float = Field(default=1.0, ge=0)
     backoff_max_s: float = Field(default=60.0, ge=0)
+    #: HTTP backends: a reply body larger than this (after decompression) is a failed request.
+    max_response_bytes: int = Field(default=8 * 1024 * 1024, ge=1024)
+    #: HTTP backends: whether an empty or null answer counts as an answer (default: a failed request).
+    accept_empty: bool = False
+    #: HTTP backends: once every endpoint has been unreachable this long (after something answered), the
+    #: run stops with EndpointError. Before anything answered, it stops as soon as none can be reached.
+    unreachable_timeout_s: float = Field(default=45.0, gt=0)
+    #: HTTP backends: part of the model fingerprint (so of every cache key). Names what an endpoint cannot
+    #: show, e.g. a new checkpoint served under the old name and path.
+    cache_namespace: str | None = None
 
 
 class Request(BaseModel):
@@ -61,11 +76,11 @@ class Backend(ABC):
     async def generate(self, batch: Sequence[Request]) -> list[ModelResponse]:
         """Answer a batch of requests."""
 
-    async def start(self) -> None:  # noqa: B027 - optional hook
-        """Get ready before the first request (e.g. ask an endpoint which model it serves).
+    async def start(self) -> None:  # noqa: B027 - optional hook, most backends know their identity already
+        """Learn what the fingerprint needs from the model's server (e.g. what an endpoint says it serves).
 
-        Called once before `fingerprint()` is read for a run, so a backend can make its fingerprint say
-        exactly which model answers.
+        The runner awaits this once, before it first asks for `fingerprint()`. It must not fail for an
+        unreachable server: requests report that.
         """
 
     def describe(self) -> dict[str, Any]:

@@ -27,6 +27,10 @@ BACKENDS: dict[str, tuple[str, str]] = {
         "mmgauge.backends.openai:OpenAIBackend",
         "OpenAI-compatible chat completions (vLLM, SGLang, LMDeploy, Ollama, hosted APIs)",
     ),
+    "anthropic": (
+        "mmgauge.backends.anthropic:AnthropicBackend",
+        "Anthropic Messages API (api.anthropic.com or a compatible gateway)",
+    ),
     "hf": ("mmgauge.backends.hf:HFBackend", "local Hugging Face transformers vision-language model"),
     "vllm": ("mmgauge.backends.vllm:VLLMBackend", "offline batched generation, vLLM's engine (CUDA GPUs)"),
     "replay": ("mmgauge.backends.replay:ReplayBackend", "answers from an existing predictions file"),
@@ -64,5 +68,7 @@ def load_backend(text: str, *, api_key_env: str | None = None, **overrides: Any)
         settings = BackendSettings.model_validate({**file_settings, **overrides})
     except ValidationError as error:
         first = error.errors()[0]
-        raise UserError(first["msg"], field=".".join(str(p) for p in first["loc"])) from None
+        field = ".".join(str(p) for p in first["loc"])
+        message = f"unknown setting '{field}'" if first["type"] == "extra_forbidden" else first["msg"]
+        raise UserError(message, field=field) from None
     return spec, build_backend(spec, settings)

@@ -6,6 +6,9 @@ Grammar (case-sensitive backend names):
     openai:MODEL@BASE_URL         an OpenAI-compatible chat-completions endpoint, e.g.
                                   openai:Qwen2-VL-7B@http://localhost:8000/v1
     openai:MODEL@URL1|URL2|...    the same model served by several endpoints
+    anthropic:MODEL[@URL]         the Anthropic Messages API (default URL https://api.anthropic.com; also
+                                  several URLs with |). A model id may itself contain @ (Vertex style):
+                                  only a trailing @http(s)://... is read as the URL
     hf:PATH_OR_REPO_ID            a local transformers checkpoint folder, or a repo id in the local HF cache
     vllm:PATH_OR_REPO_ID          the same, run by vLLM's offline engine on CUDA GPUs (the `vllm` extra);
                                   engine settings (tensor_parallel_size, ...) go in a config file's options
@@ -14,15 +17,24 @@ Grammar (case-sensitive backend names):
     mock[:TEXT]                   answers TEXT (default "yes") instantly: smoke tests, overhead benchmarks
     NAME:MODEL@URL | NAME:PATH    a backend an installed package registers (entry point `mmgauge.backends`)
     FILE.yaml | FILE.yml | FILE.json
-                                  a model config file with the fields of ModelSpec (backend, model, base_url,
-                                  path, api_key_env, options) and optionally a `settings` mapping
-                                  (concurrency, batch_size, timeout_s, max_retries)
+                                  a model config file (below)
 
-API keys are never part of a spec: `api_key_env` (or --api-key-env) names the environment variable to read.
+A model config file is a mapping with the fields of ModelSpec (backend, model, base_url, path, api_key_env,
+options) or `spec: "openai:MODEL@URL"` in their place, and optionally:
+
+    settings:   BackendSettings fields (concurrency, batch_size, timeout_s, max_retries, backoff_base_s,
+                backoff_max_s, max_response_bytes, accept_empty, unreachable_timeout_s, cache_namespace)
+    request:    HTTP backends' request options (extra_body, headers, max_completion_tokens, api_version,
+                deployment; see backends/request_options.py), kept in options["request"]
+
+Unknown or misspelled keys anywhere in it are errors naming the key, and YAML aliases are refused (an alias
+bomb expands a few lines into gigabytes). API keys are never part of a spec: `api_key_env` (or --api-key-env)
+names the environment variable to read.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
 from pathlib import Path
 from typing import Any
@@ -30,10 +42,13 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from mmgauge.backends.base import BackendSettings
+from mmgauge.backends.request_options import RequestOptions
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import ModelSpec
 
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
+ANTHROPIC_URL = "https://api.anthropic.com"
 
 
 def parse_spec(text: str) -> tuple[ModelSpec, dict[str, Any]]:
@@ -52,12 +67,14 @@ def parse_spec(text: str) -> tuple[ModelSpec, dict[str, Any]]:
         model, at, url = rest.rpartition("@")
         if not at or not model or not url:
             raise UserError(f"'{text}' is not of the form openai:MODEL@BASE_URL", field="--model")
-        urls = [u.strip() for u in url.split("|") if u.strip()]
-        for u in urls:
-            if not u.startswith(("http://", "https://")):
-                raise UserError(f"endpoint '{u}' must start with http:// or https://", field="--model")
-        options: dict[str, Any] = {"base_urls": urls} if len(urls) > 1 else {}
-        return ModelSpec(backend="openai", model=model, base_url=urls[0], options=options), {}
+        return _endpoint_spec("openai", model, url), {}
+    if backend == "anthropic":
+        model, at, url = rest.rpartition("@")
+        if not at or not url.startswith(("http://", "https://")):
+            model, url = rest, ANTHROPIC_URL  # no URL, or an @ inside the model id
+        if not model:
+            raise UserError(f"'{text}' is not of the form anthropic:MODEL[@URL]", field="--model")
+        return _endpoint_spec("anthropic", model, url), {}
     if backend in ("hf", "replay"):
         if not rest:
             raise UserError(f"'{text}' needs a path: {backend}:PATH", field="--model")
@@ -70,8 +87,9 @@ def parse_spec(text: str) -> tuple[ModelSpec, dict[str, Any]]:
     if plugin is not None:
         return plugin, {}
     raise UserError(
-        f"unknown model spec '{text}'; use embedded, openai:MODEL@URL, hf:PATH, vllm:PATH, replay:FILE, "
-        "mock[:TEXT], an installed plug-in's NAME:..., or a .yaml/.json model config file",
+        f"unknown model spec '{text}'; use embedded, openai:MODEL@URL, anthropic:MODEL[@URL], hf:PATH, "
+        "vllm:PATH, replay:FILE, mock[:TEXT], an installed plug-in's NAME:..., or a .yaml/.json model config "
+        "file",
         field="--model",
     )
 
@@ -88,23 +106,108 @@ def _plugin_spec(backend: str, rest: str) -> ModelSpec | None:
     return ModelSpec(backend=backend, model=rest, path=rest)
 
 
-def _load_config_file(path: Path) -> tuple[ModelSpec, dict[str, Any]]:
+def _endpoint_spec(backend: str, model: str, url: str) -> ModelSpec:
+    urls = [u.strip() for u in url.split("|") if u.strip()]
+    if not urls:
+        raise UserError(f"'{backend}:{model}@{url}' names no URL", field="--model")
+    for u in urls:
+        if not u.startswith(("http://", "https://")):
+            raise UserError(f"endpoint '{u}' must start with http:// or https://", field="--model")
+    options: dict[str, Any] = {"base_urls": urls} if len(urls) > 1 else {}
+    return ModelSpec(backend=backend, model=model, base_url=urls[0], options=options)
+
+
+# -- model config files ------------------------------------------------------------------------------------
+
+_TOP_LEVEL = (*ModelSpec.model_fields, "spec", "settings", "request")
+
+
+class _AliasRefused(Exception):
+    def __init__(self, line: int, anchor: str) -> None:
+        super().__init__(anchor)
+        self.line = line
+        self.anchor = anchor
+
+
+class _NoAliasLoader(yaml.SafeLoader):
+    """A safe loader that refuses aliases: an alias bomb cannot expand, and config files stay explicit."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            event: Any = self.peek_event()  # type: ignore[no-untyped-call]  # PyYAML's stubs leave it untyped
+            raise _AliasRefused(event.start_mark.line + 1, str(getattr(event, "anchor", "")))
+        return super().compose_node(parent, index)
+
+
+def _unknown(kind: str, key: object, known: tuple[str, ...] | list[str]) -> str:
+    close = difflib.get_close_matches(str(key), [str(k) for k in known], n=1)
+    hint = f" (did you mean '{close[0]}'?)" if close else f"; known: {', '.join(known)}"
+    return f"unknown {kind} '{key}'{hint}"
+
+
+def _read_config(path: Path) -> Any:
     if not path.is_file():
         raise UserError("model config file not found", file=str(path))
     try:
         raw = path.read_text(encoding="utf-8")
-        data = json.loads(raw) if path.suffix == ".json" else yaml.safe_load(raw)
+        if path.suffix == ".json":
+            return json.loads(raw)
+        return yaml.load(raw, Loader=_NoAliasLoader)  # a SafeLoader subclass
+    except _AliasRefused as refused:
+        raise UserError(
+            f"YAML aliases (*{refused.anchor}) are not allowed in a model config; write the value out",
+            file=str(path),
+            line=refused.line,
+        ) from None
     except (json.JSONDecodeError, yaml.YAMLError, UnicodeDecodeError) as error:
         raise UserError(f"cannot parse model config: {error}".splitlines()[0], file=str(path)) from None
+
+
+def _load_config_file(path: Path) -> tuple[ModelSpec, dict[str, Any]]:
+    data = _read_config(path)
+    file = str(path)
     if not isinstance(data, dict):
-        raise UserError("a model config must be a mapping", file=str(path))
-    settings = data.pop("settings", None) or {}
+        raise UserError("a model config must be a mapping", file=file)
+    for key in data:
+        if key not in _TOP_LEVEL:
+            raise UserError(_unknown("key", key, _TOP_LEVEL), file=file, field=str(key))
+    settings = _settings(data.pop("settings", None), file)
+    request = data.pop("request", None)
     if "spec" in data:
         spec, _ = parse_spec(str(data.pop("spec")))
         data = {**spec.model_dump(exclude_defaults=True), **data}
+    if request is not None:
+        options = data.get("options") or {}
+        if not isinstance(options, dict):
+            raise UserError("must be a mapping", file=file, field="options")
+        if "request" in options:
+            raise UserError("give the request section once (top level or options.request)", file=file,
+                            field="request")
+        parsed = RequestOptions.parse(request, file=file)
+        data["options"] = {**options, "request": parsed.model_dump(exclude_defaults=True)}
+    elif isinstance(data.get("options"), dict) and "request" in data["options"]:
+        RequestOptions.parse(data["options"]["request"], file=file, field="options.request")
     try:
-        return ModelSpec.model_validate(data), dict(settings)
+        return ModelSpec.model_validate(data), settings
     except ValidationError as error:
         first = error.errors()[0]
         field = ".".join(str(p) for p in first["loc"])
-        raise UserError(first["msg"], file=str(path), field=field) from None
+        raise UserError(first["msg"], file=file, field=field) from None
+
+
+def _settings(raw: Any, file: str) -> dict[str, Any]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise UserError("must be a mapping of setting: value", file=file, field="settings")
+    known = list(BackendSettings.model_fields)
+    for key in raw:
+        if key not in known:
+            raise UserError(_unknown("setting", key, known), file=file, field=f"settings.{key}")
+    try:
+        BackendSettings.model_validate(raw)
+    except ValidationError as error:
+        first = error.errors()[0]
+        field = ".".join(str(p) for p in first["loc"])
+        raise UserError(first["msg"], file=file, field=f"settings.{field}") from None
+    return dict(raw)

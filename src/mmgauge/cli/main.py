@@ -14,6 +14,7 @@ from rich.console import Console
 
 from mmgauge import __version__
 from mmgauge.core.errors import UserError
+from mmgauge.core.secrets import scrub
 
 app = typer.Typer(rich_markup_mode=None,
     name="mmgauge",
@@ -148,13 +149,13 @@ def main(argv: list[str] | None = None) -> None:
     except UserError as problem:
         if debug:
             raise
-        err.print(f"error: {problem}", markup=False)
+        err.print(f"error: {scrub(str(problem))}", markup=False)
         code = 2
     except OSError as problem:
         if debug:
             raise
         where = f"{problem.filename}: " if getattr(problem, "filename", None) else ""
-        err.print(f"error: {where}{problem.strerror or problem}", markup=False)
+        err.print(f"error: {scrub(where + str(problem.strerror or problem))}", markup=False)
         code = 2
     sys.exit(code if isinstance(code, int) else 0)
 

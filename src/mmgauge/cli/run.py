@@ -114,6 +114,14 @@ def register(app: typer.Typer) -> None:
             help="Give unresolved answers a seeded random letter (off: they count wrong).",
         ),
         cache_path: Path | None = typer.Option(None, "--cache-path", help="Response cache file."),
+        cache_namespace: str | None = typer.Option(
+            None, "--cache-namespace",
+            help="Part of every cache key: change it when the model changed in a way the endpoint does not "
+            "report (same name and path, new weights).",
+        ),
+        accept_empty: bool = typer.Option(
+            False, "--accept-empty", help="Score empty answers (default: an empty answer is a failed request)"
+        ),
         no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the response cache."),
         force_cache: bool = typer.Option(
             False, "--force-cache", help="Cache even sampled (temperature > 0) responses."
@@ -169,6 +177,7 @@ def register(app: typer.Typer) -> None:
             seed=seed, system_prompt=system_prompt, concurrency=concurrency, batch_size=batch_size,
             timeout=timeout, max_retries=max_retries, api_key_env=api_key_env,
             judge_api_key_env=judge_api_key_env, cache=not no_cache, cache_path=cache_path,
+            cache_namespace=cache_namespace, accept_empty=accept_empty,
             force_cache=force_cache, executor=_executor_choice(executor), ray_address=ray_address,
             ray_workers=ray_workers, ray_gpus_per_worker=ray_gpus_per_worker,
             ray_inline_images=ray_inline_images,

@@ -152,6 +152,7 @@ class RayWorker:
         if self.error is not None:
             info.error = self.error
         else:
+            await self.backend.start()  # its fingerprint must match the driver's, which started the same way
             info.fingerprint = self.backend.fingerprint()
             info.concurrency = self.backend.concurrency
             info.live_concurrency = self.backend.live_concurrency()

@@ -1,41 +1,65 @@
-"""A local OpenAI-compatible chat-completions server for tests and benchmarks (127.0.0.1 only).
+"""A local model server for tests and benchmarks (127.0.0.1 only), speaking two APIs:
 
-It answers normally, slowly, with 429 + Retry-After, with 500, with malformed JSON, or by hanging, as a
-script says: actions queued with `script()` are used one per request in arrival order, then `default`
-applies. `answer` maps the request's last user text to the reply text (default: "yes").
+- OpenAI chat completions: POST /v1/chat/completions, and the Azure form
+  POST /openai/deployments/{deployment}/chat/completions?api-version=...; GET /v1/models lists `cards`;
+- Anthropic Messages: POST /v1/messages (needs `anthropic-version` and `max_tokens`, takes base64 image
+  blocks); GET /v1/models/{id} returns the card with that id (or that `alias`).
+
+What it does with each request, first match wins: actions queued with `script()` (one per request, in arrival
+order), `by_text` (an action for requests whose last user text contains a key), `faults` (a seeded
+`FaultSchedule`), then `default`. Faults are listed in `faults.FAULT_KINDS`. `answer` maps the last user text
+to the reply text (default "yes"). With `api_key` set, a request without that key is refused with 401 (and,
+like some real servers, the error body echoes the key it was sent). `kill()` stops it the hard way: open
+connections are cut and new ones refused, like a crashed server.
 """
 
 from __future__ import annotations
 
+import contextlib
+import gzip
 import json
+import re
+import socket
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from mmgauge.testing.faults import OK, Action, FaultSchedule
+
+__all__ = ["OK", "Action", "FakeOpenAIServer", "FaultSchedule", "vllm_card"]
+
+_AZURE = re.compile(r"^/openai/deployments/([^/]+)/chat/completions$")
 
 
-@dataclass(frozen=True)
-class Action:
-    kind: str  # ok | 429 | 500 | malformed | hang | close
-    delay_s: float = 0.0
-    retry_after: str | None = None
-
-
-OK = Action("ok")
+def vllm_card(model: str, root: str | None = None) -> dict[str, Any]:
+    """A model card as vLLM lists it (its `created`, the time of the request, is added when served)."""
+    return {"id": model, "object": "model", "owned_by": "vllm", "root": root or f"/models/{model}",
+            "parent": None, "max_model_len": 4096}
 
 
 def _last_user_text(body: dict[str, Any]) -> str:
     for message in reversed(body.get("messages", [])):
-        if message.get("role") != "user":
+        if not isinstance(message, dict) or message.get("role") != "user":
             continue
         content = message.get("content")
         if isinstance(content, str):
             return content
-        return "\n".join(part.get("text", "") for part in content if part.get("type") == "text")
+        return "\n".join(part.get("text", "") for part in content or [] if part.get("type") == "text")
     return ""
+
+
+def _count_images(body: dict[str, Any]) -> int:
+    return sum(
+        1
+        for m in body.get("messages", [])
+        if isinstance(m.get("content"), list)
+        for part in m["content"]
+        if part.get("type") in ("image_url", "image")
+    )
 
 
 class _Server(ThreadingHTTPServer):
@@ -51,18 +75,34 @@ class FakeOpenAIServer:
         latency_s: float = 0.0,
         answer: Callable[[str], str] | None = None,
         port: int = 0,
+        api_key: str | None = None,
     ) -> None:
         self.latency_s = latency_s
         self.answer = answer or (lambda text: "yes")
+        self.api_key = api_key
         self.default = OK
         #: Requests whose user text contains a key get that action every time (after the script).
         self.by_text: dict[str, Action] = {}
+        self.faults: FaultSchedule | None = None
+        #: What GET /v1/models lists (None: no such route, 404). vLLM-like by default.
+        self.cards: list[dict[str, Any]] | None = [vllm_card("m")]
+        #: Give listed cards without `created` the time of the request, as vLLM and SGLang do.
+        self.stamp_created = True
+        self.big_bytes = 9 * 1024 * 1024
+        self.bomb_bytes = 64 * 1024 * 1024
         self._script: list[Action] = []
         self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._connections: set[socket.socket] = set()
+        self._bomb: bytes | None = None
         self.requests = 0
+        self.models_requests = 0
         self.prompts: Counter[str] = Counter()
         self.completed = 0
         self.images_seen = 0
+        self.last_path = ""
+        self.last_headers: dict[str, str] = {}
+        self.last_body: dict[str, Any] = {}
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -73,29 +113,61 @@ class FakeOpenAIServer:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
+            def setup(self) -> None:
+                super().setup()
+                with owner._lock:
+                    owner._connections.add(self.connection)
+
+            def finish(self) -> None:
+                with owner._lock:
+                    owner._connections.discard(self.connection)
+                with contextlib.suppress(OSError):  # the connection was cut by kill()
+                    super().finish()
+
             def do_POST(self) -> None:
-                owner._handle(self)
+                owner._handle_post(self)
+
+            def do_GET(self) -> None:
+                owner._handle_get(self)
 
         self._httpd = _Server(("127.0.0.1", port), Handler)
         self._thread: threading.Thread | None = None
 
     @property
-    def base_url(self) -> str:
+    def root_url(self) -> str:
         host, port = self._httpd.server_address[:2]
-        return f"http://{host!s}:{port}/v1"
+        return f"http://{host!s}:{port}"
+
+    @property
+    def base_url(self) -> str:
+        return self.root_url + "/v1"
 
     def script(self, *actions: Action) -> None:
         with self._lock:
             self._script.extend(actions)
 
     def start(self) -> FakeOpenAIServer:
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        # A short poll interval: stop() waits for the serve loop's next poll.
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)
         self._thread.start()
         return self
 
     def stop(self) -> None:
-        self._httpd.shutdown()
+        if self._stopping.is_set():
+            return
+        self._stopping.set()  # wakes hanging requests
+        if self._thread is not None:
+            self._httpd.shutdown()
         self._httpd.server_close()
+
+    def kill(self) -> None:
+        """Stop like a crashed process: refuse new connections and cut every open one mid-request."""
+        self.stop()
+        with self._lock:
+            connections = list(self._connections)
+        for connection in connections:
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
 
     def __enter__(self) -> FakeOpenAIServer:
         return self.start()
@@ -103,77 +175,183 @@ class FakeOpenAIServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def _next_action(self) -> Action:
-        with self._lock:
-            self.requests += 1
-            return self._script.pop(0) if self._script else self.default
+    # -- requests -------------------------------------------------------------------------------------------
 
-    def _handle(self, handler: BaseHTTPRequestHandler) -> None:
+    def _action(self, text: str) -> Action:
+        with self._lock:
+            if self._script:
+                return self._script.pop(0)
+        action = next((a for key, a in self.by_text.items() if key in text), None)
+        if action is None and self.faults is not None:
+            action = self.faults.next()
+        return action or self.default
+
+    def _handle_get(self, handler: BaseHTTPRequestHandler) -> None:
+        path = urlsplit(handler.path).path.rstrip("/")
+        with self._lock:
+            self.models_requests += 1
+        if self.cards is not None and path == "/v1/models":
+            now = int(time.time())
+            cards = [{"created": now, **c} if self.stamp_created else c for c in self.cards]
+            self._send(handler, 200, json.dumps({"object": "list", "data": cards}).encode())
+            return
+        if self.cards is not None and path.startswith("/v1/models/"):
+            wanted = unquote(path.removeprefix("/v1/models/"))
+            card = next((c for c in self.cards if wanted in (c.get("id"), c.get("alias"))), None)
+            if card is not None:
+                found = {k: v for k, v in card.items() if k != "alias"}
+                self._send(handler, 200, json.dumps({"type": "model", **found}).encode())
+                return
+        self._send(handler, 404, b'{"error": "not found"}')
+
+    def _handle_post(self, handler: BaseHTTPRequestHandler) -> None:
         length = int(handler.headers.get("Content-Length", "0"))
         raw = handler.rfile.read(length)
-        action = self._next_action()
-        if handler.path.rstrip("/") != "/v1/chat/completions":
+        parts = urlsplit(handler.path)
+        path = parts.path.rstrip("/")
+        anthropic = path == "/v1/messages"
+        with self._lock:
+            self.requests += 1
+        if not (anthropic or path == "/v1/chat/completions" or _AZURE.match(path)):
             self._send(handler, 404, b'{"error": "not found"}')
             return
         body = json.loads(raw)
         text = _last_user_text(body)
-        if action is self.default:
-            action = next((a for key, a in self.by_text.items() if key in text), action)
+        action = self._action(text)
         with self._lock:
             self.prompts[text] += 1
-            self.images_seen += sum(
-                1
-                for m in body.get("messages", [])
-                if isinstance(m.get("content"), list)
-                for part in m["content"]
-                if part.get("type") == "image_url"
-            )
-        time.sleep(self.latency_s + action.delay_s)
-        if action.kind == "hang":
-            time.sleep(3600)
+            self.images_seen += _count_images(body)
+            self.last_path = handler.path
+            # A header sent twice shows as "a, b" (its HTTP meaning), so a test sees the duplicate.
+            self.last_headers = {
+                k.lower(): ", ".join(handler.headers.get_all(k) or []) for k in handler.headers
+            }
+            self.last_body = body
+        refused = self._refusal(handler, anthropic, body)
+        if refused is not None:
+            self._send(handler, *refused)
             return
-        if action.kind == "close":
+        time.sleep(self.latency_s + action.delay_s)
+        if not self._fault(handler, action, anthropic):
+            reply = self._anthropic_reply(body, text) if anthropic else self._openai_reply(body, text, action)
+            with self._lock:
+                self.completed += 1
+            self._send(handler, 200, json.dumps(reply).encode())
+
+    def _sent_key(self, handler: BaseHTTPRequestHandler) -> str:
+        bearer = handler.headers.get("Authorization", "").removeprefix("Bearer ")
+        return handler.headers.get("x-api-key") or handler.headers.get("api-key") or bearer
+
+    def _refusal(
+        self, handler: BaseHTTPRequestHandler, anthropic: bool, body: dict[str, Any]
+    ) -> tuple[int, bytes] | None:
+        if self.api_key is not None and self._sent_key(handler) != self.api_key:
+            return 401, self._key_error(handler)
+        if anthropic and not handler.headers.get("anthropic-version"):
+            return 400, b'{"type": "error", "error": {"message": "anthropic-version header is required"}}'
+        if anthropic and not isinstance(body.get("max_tokens"), int):
+            return 400, b'{"type": "error", "error": {"message": "max_tokens: Field required"}}'
+        return None
+
+    def _key_error(self, handler: BaseHTTPRequestHandler) -> bytes:
+        # Echoes the key, as some real servers do ("Incorrect API key provided: sk-..."): a client must not
+        # pass it on.
+        message = f"Incorrect API key provided: {self._sent_key(handler)}"
+        return json.dumps({"error": {"message": message, "type": "invalid_request_error"}}).encode()
+
+    def _fault(self, handler: BaseHTTPRequestHandler, action: Action, anthropic: bool) -> bool:
+        """Serve `action` if it is a fault; False if the request is to be answered normally."""
+        kind = action.kind
+        if kind == "hang":
+            self._stopping.wait(3600)
+            handler.close_connection = True
+            return True
+        if kind == "close":
             handler.close_connection = True
             handler.connection.close()
-            return
-        if action.kind == "429":
+            return True
+        if kind in ("429", "500", "503", "529"):
             headers = {"Retry-After": action.retry_after} if action.retry_after is not None else {}
-            self._send(handler, 429, b'{"error": "rate limited"}', headers)
-            return
-        if action.kind == "500":
-            self._send(handler, 500, b'{"error": "internal"}')
-            return
-        if action.kind == "malformed":
-            self._send(handler, 200, b'{"choices": [{"message": ')
-            return
-        reply = {
+            error = "overloaded_error" if kind == "529" else "server error"
+            self._send(handler, int(kind), json.dumps({"error": {"type": error}}).encode(), headers)
+            return True
+        if kind == "401":
+            self._send(handler, 401, self._key_error(handler))
+            return True
+        if kind == "malformed":
+            self._send(handler, 200, b'{"choices": [{"message": ' if not anthropic else b'{"content": [')
+            return True
+        if kind == "empty_choices":
+            self._send(handler, 200, b'{"content": []}' if anthropic else b'{"choices": []}')
+            return True
+        if kind == "gzip_bomb":
+            self._send(handler, 200, self._gzip_bomb(), {"Content-Encoding": "gzip"})
+            return True
+        if kind == "big":
+            self._send_chunked(handler, b'{"choices": [{"message": {"content": "' + b"a" * self.big_bytes)
+            return True
+        return False
+
+    def _openai_reply(self, body: dict[str, Any], text: str, action: Action) -> dict[str, Any]:
+        content = None if action.kind == "null_content" else self.answer(text)
+        usage: Any = {"prompt_tokens": len(text.split()), "completion_tokens": 1, "total_tokens": 0}
+        if action.kind == "bad_usage":
+            usage = {"prompt_tokens": "12", "completion_tokens": 1.5} if len(text) % 2 else "lots"
+        return {
             "id": "chatcmpl-test",
             "object": "chat.completion",
             "model": body.get("model"),
             "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": self.answer(text)},
-                    "finish_reason": "stop",
-                }
+                {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
             ],
-            "usage": {"prompt_tokens": len(text.split()), "completion_tokens": 1, "total_tokens": 0},
+            "usage": usage,
         }
+
+    def _anthropic_reply(self, body: dict[str, Any], text: str) -> dict[str, Any]:
+        return {
+            "id": "msg_test",
+            "type": "message",
+            "role": "assistant",
+            "model": body.get("model"),
+            "content": [{"type": "text", "text": self.answer(text)}],
+            "stop_reason": "end_turn",
+            "usage": {"input_tokens": len(text.split()), "output_tokens": 1},
+        }
+
+    def _gzip_bomb(self) -> bytes:
         with self._lock:
-            self.completed += 1
-        self._send(handler, 200, json.dumps(reply).encode())
+            if self._bomb is None:
+                self._bomb = gzip.compress(b"\0" * self.bomb_bytes, compresslevel=9)
+            return self._bomb
 
     @staticmethod
     def _send(
         handler: BaseHTTPRequestHandler, status: int, data: bytes, headers: dict[str, str] | None = None
     ) -> None:
-        handler.send_response(status)
-        handler.send_header("Content-Type", "application/json")
-        handler.send_header("Content-Length", str(len(data)))
-        for key, value in (headers or {}).items():
-            handler.send_header(key, value)
-        handler.end_headers()
-        handler.wfile.write(data)
+        try:
+            handler.send_response(status)
+            handler.send_header("Content-Type", "application/json")
+            handler.send_header("Content-Length", str(len(data)))
+            for key, value in (headers or {}).items():
+                handler.send_header(key, value)
+            handler.end_headers()
+            handler.wfile.write(data)
+        except OSError:
+            handler.close_connection = True  # the client gave up (a size cap, a timeout) or kill() cut it
+
+    @staticmethod
+    def _send_chunked(handler: BaseHTTPRequestHandler, data: bytes, chunk: int = 256 * 1024) -> None:
+        try:
+            handler.send_response(200)
+            handler.send_header("Content-Type", "application/json")
+            handler.send_header("Transfer-Encoding", "chunked")
+            handler.end_headers()
+            for start in range(0, len(data), chunk):
+                piece = data[start : start + chunk]
+                handler.wfile.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+            handler.wfile.write(b"0\r\n\r\n")
+        except OSError:
+            handler.close_connection = True  # the client stopped reading at its cap
 
 
 def main() -> None:

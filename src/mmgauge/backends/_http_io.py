@@ -1,0 +1,159 @@
+"""Reading an HTTP reply safely: a size cap that holds after decompression, and a sane Retry-After.
+
+The session runs with aiohttp's automatic decompression off: aiohttp inflates each received chunk whole,
+so a few kilobytes of gzip could become gigabytes in memory before any cap is checked. Here the body is read
+in chunks and inflated with an output limit, so neither the raw nor the decoded body can exceed
+`max_response_bytes`.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import math
+import time
+import zlib
+from dataclasses import dataclass, field
+from datetime import timezone
+from typing import TYPE_CHECKING, Any
+
+from mmgauge.backends._endpoints import Failure
+from mmgauge.core.types import Usage
+
+if TYPE_CHECKING:
+    import aiohttp
+
+#: What the session asks servers for; exactly what `read_body` can decode with a bound.
+ACCEPT_ENCODING = "gzip, deflate"
+
+#: A Retry-After further away than this is nonsense (a broken clock or header), not a request to wait.
+RETRY_AFTER_NONSENSE_S = 24 * 3600.0
+
+_CHUNK = 64 * 1024
+
+
+class BodyError(Exception):
+    """The reply body cannot be used: too large, or in an encoding that cannot be decoded."""
+
+
+def retry_after_seconds(value: str | None, *, now: float | None = None) -> float | None:
+    """Seconds to wait from a Retry-After header (delta-seconds or an HTTP date); None if absent or nonsense.
+
+    A date in the past means "now" (0). Negative, infinite, NaN or unparseable values, and anything more than
+    a day away, are ignored: the caller backs off by its own rule instead. Callers cap the result.
+    """
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            parsed = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError, OverflowError):
+            return None  # a header we cannot read is no reason to fail the request
+        if parsed.tzinfo is None:
+            parsed = parsed.replace(tzinfo=timezone.utc)  # HTTP dates are always GMT
+        try:
+            seconds = max(0.0, parsed.timestamp() - (time.time() if now is None else now))
+        except (OverflowError, OSError, ValueError):
+            return None
+    if not math.isfinite(seconds) or seconds < 0 or seconds > RETRY_AFTER_NONSENSE_S:
+        return None
+    return seconds
+
+
+def _decoder(encoding: str) -> zlib._Decompress | None:
+    encoding = encoding.strip().lower()
+    if encoding in ("", "identity"):
+        return None
+    if encoding in ("gzip", "x-gzip"):
+        return zlib.decompressobj(16 + zlib.MAX_WBITS)
+    if encoding == "deflate":
+        # zlib-wrapped per the RFC; auto-detecting also accepts servers that label gzip as deflate.
+        return zlib.decompressobj(32 + zlib.MAX_WBITS)
+    raise BodyError(f"reply uses content encoding '{encoding}', which was not asked for")
+
+
+async def read_body(reply: aiohttp.ClientResponse, limit: int) -> bytes:
+    """The reply's decoded body, or BodyError once it (raw or decoded) exceeds `limit` bytes."""
+    too_large = BodyError(f"reply body larger than {limit} bytes (max_response_bytes)")
+    length = reply.content_length
+    if length is not None and length > limit:
+        raise too_large
+    decoder = _decoder(reply.headers.get("Content-Encoding", ""))
+    if decoder is None and length is not None:
+        return await reply.read()  # bounded by Content-Length, already checked
+    raw_size = 0
+    out: list[bytes] = []
+    size = 0
+    async for chunk in reply.content.iter_chunked(_CHUNK):
+        raw_size += len(chunk)
+        if raw_size > limit:
+            raise too_large
+        if decoder is not None:
+            try:
+                chunk = decoder.decompress(chunk, limit - size + 1)
+            except zlib.error as error:
+                raise BodyError(f"reply body does not decompress: {error}") from None
+            if decoder.unconsumed_tail:
+                raise too_large  # more output is waiting than the cap allows
+        size += len(chunk)
+        if size > limit:
+            raise too_large
+        out.append(chunk)
+    if decoder is not None:
+        tail = decoder.flush()
+        size += len(tail)
+        if size > limit:
+            raise too_large
+        out.append(tail)
+    return b"".join(out)
+
+
+def snippet(raw: bytes, limit: int = 200) -> str:
+    """The start of a body as one printable line, for error messages."""
+    return raw[:limit].decode("utf-8", "replace").replace("\r", " ").replace("\n", " ")
+
+
+class ReplyError(Exception):
+    """A 2xx reply whose body is not a usable answer (the provider's parser raises it)."""
+
+
+@dataclass
+class Reply:
+    text: str | None
+    usage: Usage = field(default_factory=Usage)
+
+
+class Attempt(Exception):
+    """One failed attempt: retryable or not, what it says about the endpoint, a server-requested delay."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        retry: bool,
+        kind: Failure = "other",
+        delay: float | None = None,
+        status: int | None = None,
+        replied: bool = False,
+    ) -> None:
+        super().__init__(message)
+        self.retry = retry
+        self.kind = kind
+        self.delay = delay
+        self.status = status
+        self.replied = replied
+
+
+def set_headers(headers: dict[str, str], extra: dict[str, str]) -> None:
+    """Set `extra` in `headers`, replacing any name that differs only in case (HTTP names are not cased)."""
+    for name, value in extra.items():
+        for existing in [k for k in headers if k.lower() == name.lower()]:
+            del headers[existing]
+        headers[name] = value
+
+
+def token_count(value: Any) -> int | None:
+    """A usage count if it is a non-negative integer (not a bool, float or text), else None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None

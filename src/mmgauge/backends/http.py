@@ -1,0 +1,467 @@
+"""The machinery every HTTP model API shares; a provider adds only its wire format.
+
+A provider subclass of `HTTPBackend` says where requests go (`endpoint_url`), how it authenticates
+(`auth_headers`, `protocol_headers`), the JSON body for a `Request` (`build_body`), how to read a reply
+(`parse_reply`), where its model card is (`model_card_url`, `served_card`) and which statuses mean what
+(`retry_status`, `overload_status`, `fatal_status`). Everything else is here:
+
+- several endpoints per model with adaptive concurrency and balancing (`_endpoints.py`);
+- retries of transient failures (429, 5xx, timeouts, dropped connections, malformed or empty replies):
+  at once on another open endpoint if there is one, otherwise after the server's Retry-After (capped at
+  `backoff_max_s`; nonsense values ignored) or exponential backoff with full jitter;
+- fail fast: when no endpoint can be reached (refused, unresolvable, TLS failure) before any replied, or for
+  `unreachable_timeout_s` after, every request raises `EndpointError` (one line naming the URLs);
+- every reply is one request's business: a bad body, usage or status is that request's error, never an
+  exception; bodies are capped at `max_response_bytes` after decompression;
+- secrets (the API key, credential headers) are redacted from every error and answer it hands back;
+- the model fingerprint: provider, model, endpoint URLs, what the endpoints report serving (`start()`),
+  request options and `cache_namespace`.
+
+A request that still fails comes back with `error` set: it is recorded, never scored or cached, and the
+next run of the same command retries it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import time
+from abc import abstractmethod
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+from urllib.parse import urlsplit
+
+from mmgauge.backends import _identity
+from mmgauge.backends._endpoints import Endpoint, EndpointPool, EndpointStats, Failure
+from mmgauge.backends._http_io import (
+    ACCEPT_ENCODING,
+    Attempt,
+    BodyError,
+    Reply,
+    ReplyError,
+    read_body,
+    retry_after_seconds,
+    set_headers,
+    snippet,
+    token_count,
+)
+from mmgauge.backends._images import ImageEncoder
+from mmgauge.backends.base import Backend, BackendSettings, Request
+from mmgauge.backends.request_options import RequestOptions
+from mmgauge.core import secrets
+from mmgauge.core.errors import EndpointError, UserError
+from mmgauge.core.types import ModelResponse, ModelSpec
+
+if TYPE_CHECKING:
+    import aiohttp
+
+# What a provider module needs besides HTTPBackend.
+__all__ = ["HTTPBackend", "Reply", "ReplyError", "token_count"]
+
+#: Seconds to wait for a TCP connection: longer means the host is gone; fail over instead of waiting.
+CONNECT_TIMEOUT_S = 10.0
+
+#: One encoder for every body (json.dumps with options builds a new one per call).
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
+class HTTPBackend(Backend):
+    #: The spec prefix, e.g. "openai"; also the fingerprint prefix.
+    provider: ClassVar[str]
+    #: Used when a spec gives no URL (None: a URL is required).
+    default_base_url: ClassVar[str | None] = None
+    retry_status: ClassVar[frozenset[int]] = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+    #: Statuses that mean "too much load": they halve the endpoint's concurrency.
+    overload_status: ClassVar[frozenset[int]] = frozenset({429, 503})
+    #: Credentials or model refused: an endpoint that answers this before ever answering is disabled.
+    fatal_status: ClassVar[frozenset[int]] = frozenset({401, 403, 404})
+    #: The `request` options this provider understands.
+    request_options: ClassVar[frozenset[str]] = frozenset({"extra_body", "headers"})
+    #: Body keys `extra_body` may not set: the backend owns them (messages) or a flag does (temperature).
+    reserved_body_keys: ClassVar[frozenset[str]] = frozenset({"model", "messages", "stream"})
+
+    def __init__(
+        self,
+        base_url: str | Sequence[str],
+        model: str,
+        *,
+        api_key_env: str | None = None,
+        settings: BackendSettings | None = None,
+        request: RequestOptions | None = None,
+    ) -> None:
+        self.settings = settings or BackendSettings()
+        bases = [base_url] if isinstance(base_url, str) else list(base_url)
+        if not bases:
+            raise UserError(f"the {self.provider} backend needs at least one base URL", field="--model")
+        self.base_urls = [url.rstrip("/") for url in bases]
+        self.base_url = self.base_urls[0]
+        self.model = model
+        self.options = request or RequestOptions()
+        self._check_options()
+        self.ceiling = self.settings.concurrency
+        # The runner may keep every endpoint's ceiling busy; the per-endpoint limits hold the rest back.
+        self.concurrency = self.ceiling * len(self.base_urls)
+        self.batch_size = 1
+        # A password in a URL (http://user:pass@host) is a secret like any key.
+        self._url_secrets = [p for p in (urlsplit(url).password for url in self.base_urls) if p]
+        self._secrets: list[str] = list(self._url_secrets)
+        for secret in self._url_secrets:
+            secrets.remember(secret)
+        urls = [self.endpoint_url(url) for url in self.base_urls]
+        self.pool = EndpointPool(
+            urls,
+            labels=[self._redact(url) for url in urls],
+            ceiling=self.ceiling,
+            backoff_base_s=self.settings.backoff_base_s,
+            backoff_max_s=self.settings.backoff_max_s,
+            unreachable_timeout_s=self.settings.unreachable_timeout_s,
+        )
+        self.images = ImageEncoder()
+        # Blob tokens carry a random part, so no prompt text can be mistaken for one.
+        self._blob_nonce = os.urandom(8).hex()
+        self._blobs: list[tuple[bytes, bytes]] = []
+        self._api_key_env = api_key_env
+        self._session: aiohttp.ClientSession | None = None
+        self._session_loop: asyncio.AbstractEventLoop | None = None
+        #: What each endpoint reported serving (by base URL); None until start().
+        self._served: dict[str, dict[str, Any]] | None = None
+        self.requests_sent = 0
+
+    # -- the wire format: what a provider implements ------------------------------------------------------
+
+    @abstractmethod
+    def endpoint_url(self, base: str) -> str:
+        """The URL requests are POSTed to, for one base URL."""
+
+    @abstractmethod
+    def auth_headers(self, key: str) -> dict[str, str]:
+        """The headers that carry the API key."""
+
+    def protocol_headers(self) -> dict[str, str]:
+        """Headers every request needs besides auth (e.g. an API version)."""
+        return {}
+
+    @abstractmethod
+    def build_body(self, request: Request) -> dict[str, Any]:
+        """The JSON body for one request (before `extra_body` is merged in)."""
+
+    @abstractmethod
+    def parse_reply(self, data: Any) -> Reply:
+        """Text and usage from a decoded 2xx body; raises ReplyError if it holds no answer."""
+
+    def model_card_url(self, base: str) -> str | None:
+        """Where the endpoint describes the model it serves (None: nowhere)."""
+        return None
+
+    def served_card(self, data: Any) -> Any:
+        """The model card for `self.model` in what `model_card_url` returned."""
+        return _identity.find_card(data, self.model)
+
+    def wire_identity(self) -> dict[str, Any]:
+        """Protocol choices that can change answers (e.g. an API version), for the fingerprint."""
+        return {}
+
+    # -- construction --------------------------------------------------------------------------------------
+
+    @classmethod
+    def from_spec(cls, spec: ModelSpec, settings: BackendSettings) -> HTTPBackend:
+        urls = spec.options.get("base_urls")
+        if urls is None:
+            base = spec.base_url or cls.default_base_url
+            urls = [base] if base else []
+        if not isinstance(urls, list) or not all(isinstance(u, str) for u in urls):
+            raise UserError("base_urls must be a list of URLs", field="options.base_urls")
+        unknown = sorted(set(spec.options) - {"base_urls", "request"})
+        if unknown:
+            raise UserError(f"unknown {cls.provider} option(s): {', '.join(unknown)}", field="options")
+        if not urls or not spec.model:
+            raise UserError(
+                f"the {cls.provider} backend needs a model and a base URL: {cls.provider}:MODEL@URL",
+                field="--model",
+            )
+        for url in urls:
+            if not url.startswith(("http://", "https://")):
+                raise UserError(f"endpoint '{url}' must start with http:// or https://", field="--model")
+        request = RequestOptions.parse(spec.options.get("request"))
+        return cls(urls, spec.model, api_key_env=spec.api_key_env, settings=settings, request=request)
+
+    def _check_options(self) -> None:
+        unsupported = sorted(self.options.given() - self.request_options)
+        if unsupported:
+            raise UserError(
+                f"the {self.provider} backend does not use this option", field=f"request.{unsupported[0]}"
+            )
+        reserved = sorted(set(self.options.extra_body) & self.reserved_body_keys)
+        if reserved:
+            raise UserError(
+                f"'{reserved[0]}' is set by mmgauge (messages, model) or by its own flag (--temperature, "
+                "--max-tokens, --seed), not through extra_body",
+                field=f"request.extra_body.{reserved[0]}",
+            )
+
+    # -- identity --------------------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Ask every endpoint what it serves (GET its model card), once; the fingerprint includes it."""
+        if self._served is not None:
+            return
+        import aiohttp
+
+        timeout = aiohttp.ClientTimeout(total=min(self.settings.timeout_s, CONNECT_TIMEOUT_S))
+        async with aiohttp.ClientSession(
+            timeout=timeout, headers=self._headers(), auto_decompress=False
+        ) as session:
+            found = await asyncio.gather(*(
+                _identity.ask(
+                    session, self.model_card_url(base), model=self.model, pick=self.served_card,
+                    limit=self.settings.max_response_bytes, redact=self._redact,
+                )
+                for base in self.base_urls
+            ))
+        self._served = dict(zip(self.base_urls, found, strict=True))
+
+    def identity(self) -> dict[str, Any]:
+        """Everything the fingerprint is made of (no secrets)."""
+        served = {
+            json.dumps(found["served"], sort_keys=True)
+            for found in (self._served or {}).values()
+            if "served" in found
+        }
+        return {
+            "provider": self.provider,
+            "model": self.model,
+            "endpoints": sorted(self._public_urls()),
+            "served": [json.loads(text) for text in sorted(served)],
+            "request": self.options.public(),
+            "cache_namespace": self.settings.cache_namespace,
+            **self.wire_identity(),
+        }
+
+    def fingerprint(self) -> str:
+        return _identity.fingerprint(self.provider, self.model, self.identity())
+
+    def _public_urls(self) -> list[str]:
+        return [self._redact(url) for url in self.base_urls]
+
+    def describe(self) -> dict[str, Any]:
+        urls = self._public_urls()
+        served = None if self._served is None else {self._redact(k): v for k, v in self._served.items()}
+        info: dict[str, Any] = {
+            "fingerprint": self.fingerprint(),
+            "base_url": urls[0],
+            "model": self.model,
+            "api_key_env": self._api_key_env,
+            "concurrency": self.concurrency,
+            "served": "not asked (start() was not awaited)" if served is None else served,
+        }
+        if len(urls) > 1:
+            info.update(base_urls=urls, concurrency_per_endpoint=self.ceiling)
+        if self.options.given():
+            info["request"] = self.options.public()
+        if self.settings.cache_namespace is not None:
+            info["cache_namespace"] = self.settings.cache_namespace
+        info.update(self.wire_identity())
+        return info
+
+    # -- state for the progress display and tests ---------------------------------------------------------
+
+    @property
+    def _succeeded(self) -> bool:
+        """Whether any endpoint has answered: from then on, failures are errors, not a misconfiguration."""
+        return self.pool.ever_succeeded()
+
+    @_succeeded.setter
+    def _succeeded(self, value: bool) -> None:
+        for endpoint in self.pool.endpoints:
+            endpoint.succeeded = value
+            endpoint.reached = value
+
+    def live_concurrency(self) -> int | None:
+        return self.pool.live_concurrency()
+
+    def endpoint_stats(self) -> list[EndpointStats]:
+        """Per endpoint: current limit, requests in flight, answered and failed attempts, open or why not."""
+        return self.pool.snapshot()
+
+    # -- sending ---------------------------------------------------------------------------------------------
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Content-Type": "application/json", "Accept-Encoding": ACCEPT_ENCODING}
+        set_headers(headers, self.protocol_headers())
+        found: list[str] = []
+        if self._api_key_env:
+            key = os.environ.get(self._api_key_env)
+            if not key:
+                raise UserError(
+                    f"environment variable {self._api_key_env} (the API key) is not set",
+                    field="--api-key-env",
+                )
+            auth = self.auth_headers(key)
+            set_headers(headers, auth)
+            found += [key, *auth.values()]
+        set_headers(headers, self.options.headers)  # the user's headers win, e.g. another API version
+        found += self.options.secrets()
+        for secret in found:
+            secrets.remember(secret)
+        self._secrets = [*self._url_secrets, *found]
+        return headers
+
+    def _redact(self, text: str) -> str:
+        return secrets.redact(text, self._secrets) if self._secrets else text
+
+    def _session_now(self) -> aiohttp.ClientSession:
+        import aiohttp
+
+        loop = asyncio.get_running_loop()
+        if self._session is None or self._session.closed or self._session_loop is not loop:
+            # One connection per request in flight; aiohttp's pool stays cheap at high concurrency.
+            connector = aiohttp.TCPConnector(limit=self.concurrency, limit_per_host=self.ceiling)
+            timeout = self.settings.timeout_s
+            self._session = aiohttp.ClientSession(
+                timeout=aiohttp.ClientTimeout(total=timeout, sock_connect=min(timeout, CONNECT_TIMEOUT_S)),
+                connector=connector,
+                headers=self._headers(),
+                # read_body() decompresses with a size limit; aiohttp would inflate without one.
+                auto_decompress=False,
+            )
+            self._session_loop = loop
+        return self._session
+
+    def blob(self, data: bytes) -> str:
+        """A placeholder for `data` (JSON-safe ASCII such as base64) that `encode()` splices into the
+        serialised body. For use inside `build_body`: a 50 KB image then costs one copy instead of a pass
+        of the JSON encoder (which was most of a request's CPU)."""
+        token = f"<<{self._blob_nonce}:{len(self._blobs)}>>"
+        self._blobs.append((token.encode("ascii"), data))
+        return token
+
+    def encode(self, request: Request) -> bytes:
+        """The request body, serialised once (retries resend the same bytes)."""
+        self._blobs = []
+        try:
+            body = self.build_body(request)
+            body.update(self.options.extra_body)
+            raw = _JSON.encode(body).encode("utf-8")
+            for token, data in self._blobs:
+                raw = raw.replace(token, data, 1)
+            return raw
+        finally:
+            self._blobs = []
+
+    async def generate(self, batch: Sequence[Request]) -> list[ModelResponse]:
+        return [await self._one(request) for request in batch]
+
+    async def _one(self, request: Request) -> ModelResponse:
+        session = self._session_now()
+        body = self.encode(request)
+        started = time.perf_counter()
+        tried: set[Endpoint] = set()
+        attempt = 0
+        while True:
+            endpoint = await self.pool.acquire(frozenset(tried))
+            sent_at = time.monotonic()
+            try:
+                reply = await self._post(session, endpoint.url, body)
+            except Attempt as error:
+                failure = error
+                self.pool.failed(
+                    endpoint, error.kind, sent_at=sent_at, retry_after=error.delay, reason=str(error),
+                    replied=error.replied,
+                )
+            else:
+                self.pool.succeeded(endpoint)
+                # Built from values this module made and checked: no need to validate them again.
+                return ModelResponse.model_construct(
+                    text=None if reply.text is None else self._redact(reply.text),
+                    usage=reply.usage,
+                    latency_s=time.perf_counter() - started,
+                )
+            finally:
+                self.pool.release(endpoint)
+            self.pool.raise_if_dead()
+            tried.add(endpoint)
+            if endpoint.disabled is not None:
+                # A misconfigured endpoint says nothing about this request: try the others at no cost.
+                continue
+            if not failure.retry or attempt >= self.settings.max_retries:
+                break
+            await self._wait_before_retry(failure, attempt, frozenset(tried))
+            attempt += 1
+        if failure.kind == "connect" and not self.pool.ever_reached():
+            urls = ", ".join(e.label for e in self.pool.endpoints)
+            raise EndpointError(f"cannot reach {urls}: {failure}")
+        return ModelResponse(error=str(failure), latency_s=time.perf_counter() - started)
+
+    async def _wait_before_retry(self, failure: Attempt, attempt: int, tried: frozenset[Endpoint]) -> None:
+        if self.pool.has_alternative(tried) or failure.kind == "connect":
+            # Another endpoint is open: go there now. Or the endpoint is down: its cooldown spaces the probes,
+            # and waiting in the pool's line (not asleep here) lets the give-up deadline reach this request.
+            return
+        if failure.delay is not None:
+            # The server said when; never longer than backoff_max_s (the endpoint itself pauses less).
+            await asyncio.sleep(min(failure.delay, self.settings.backoff_max_s))
+            return
+        ceiling = min(self.settings.backoff_max_s, self.settings.backoff_base_s * 2 ** min(attempt, 30))
+        await asyncio.sleep(random.uniform(0, ceiling))
+
+    async def _post(self, session: aiohttp.ClientSession, url: str, body: bytes) -> Reply:
+        import aiohttp
+
+        self.requests_sent += 1
+        try:
+            async with session.post(url, data=body) as response:
+                status = response.status
+                retry_after = response.headers.get("Retry-After")
+                raw = await read_body(response, self.settings.max_response_bytes)
+        except BodyError as error:
+            # Deterministic for this request: retrying would fetch the same oversized body again.
+            raise Attempt(str(error), retry=False, replied=True) from None
+        except aiohttp.ServerTimeoutError as error:
+            # The only socket-level timeout set is sock_connect, so this is a host that does not answer.
+            raise Attempt(f"cannot connect: {error}", retry=True, kind="connect") from None
+        except asyncio.TimeoutError:
+            raise Attempt(
+                f"timed out after {self.settings.timeout_s:g} s", retry=True, kind="overload"
+            ) from None
+        except aiohttp.ClientConnectorError as error:
+            # Refused, name not resolved, TLS handshake failed: nothing was sent.
+            raise Attempt(self._redact(f"cannot connect: {error}"), retry=True, kind="connect") from None
+        except (aiohttp.ClientError, OSError) as error:
+            message = self._redact(f"connection failed: {type(error).__name__}: {error}")
+            raise Attempt(message, retry=True) from None
+        if not 200 <= status < 300:
+            raise Attempt(
+                self._redact(f"HTTP {status}: {snippet(raw)}"),
+                retry=status in self.retry_status,
+                kind=self._status_kind(status),
+                delay=retry_after_seconds(retry_after) if status in self.retry_status else None,
+                status=status,
+                replied=True,
+            )
+        try:
+            reply = self.parse_reply(json.loads(raw))
+        except (ValueError, ReplyError) as error:
+            detail = str(error) if isinstance(error, ReplyError) else f"not JSON: {snippet(raw, 120)}"
+            raise Attempt(self._redact(f"malformed reply ({detail})"), retry=True, replied=True) from None
+        if not reply.text and not self.settings.accept_empty:
+            what = "null" if reply.text is None else "empty"
+            raise Attempt(
+                f"the answer is {what} (set accept_empty to count it as an answer)", retry=True, replied=True
+            )
+        if reply.text is None:
+            reply.text = ""
+        return reply
+
+    def _status_kind(self, status: int) -> Failure:
+        if status in self.fatal_status:
+            return "fatal"
+        return "overload" if status in self.overload_status else "other"
+
+    async def aclose(self) -> None:
+        session, loop = self._session, self._session_loop
+        self._session = self._session_loop = None
+        # A session opened in an event loop that has since ended cannot be closed from this one.
+        if session is not None and not session.closed and loop is asyncio.get_running_loop():
+            await session.close()

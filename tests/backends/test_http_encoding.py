@@ -1,0 +1,61 @@
+"""Request bodies: serialised once with images spliced in; each distinct image encoded once, bounded."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+from mmgauge.backends._images import ImageEncoder
+from mmgauge.backends.base import Request
+from mmgauge.backends.openai import OpenAIBackend
+from mmgauge.backends.request_options import RequestOptions
+from mmgauge.core.types import GenerationConfig, ImageRef, Message
+from mmgauge.testing.toy import tiny_png
+
+
+def request(text: str, *images: ImageRef) -> Request:
+    return Request(messages=[Message.user(text, list(images))], config=GenerationConfig(max_tokens=3))
+
+
+def test_the_body_is_plain_json_with_the_image_spliced_in() -> None:
+    backend = OpenAIBackend("http://x/v1", "m", request=RequestOptions(extra_body={"top_k": 3}))
+    png = tiny_png(3)
+    text = 'tricky "<<text>>" \\ ü 中文'
+    raw = backend.encode(request(text, ImageRef(data=png), ImageRef(data=tiny_png(4))))
+    body = json.loads(raw)
+    first, second, prompt = body["messages"][0]["content"]
+    assert first["image_url"]["url"] == "data:image/png;base64," + base64.b64encode(png).decode()
+    assert second["image_url"]["url"].startswith("data:image/png;base64,")
+    assert prompt == {"type": "text", "text": text} and body["top_k"] == 3
+    assert backend.payload(request("q")) == json.loads(backend.encode(request("q")))
+
+
+def test_each_distinct_image_is_encoded_once() -> None:
+    backend = OpenAIBackend("http://x/v1", "m")
+    images = [ImageRef(data=tiny_png(i)) for i in range(3)]
+    for round in range(4):  # MMBench's circular evaluation: every image four times
+        for image in images:
+            backend.encode(request(f"round {round}", image))
+    same_bytes_new_object = ImageRef(data=tiny_png(0))
+    backend.encode(request("again", same_bytes_new_object))
+    assert backend.images.encoded == 3
+
+
+def test_the_image_cache_is_bounded_by_bytes() -> None:
+    images = [ImageRef(data=tiny_png(i)) for i in range(10)]
+    one = len(ImageEncoder().encode(images[0])[1])
+    encoder = ImageEncoder(max_bytes=3 * one)
+    for image in images:
+        encoder.encode(image)
+    assert encoder._size <= 3 * one and len(encoder._cache) <= 3
+    encoder.encode(images[-1])  # the most recent stays cached
+    assert encoder.encoded == 10
+
+
+def test_base64_images_from_a_tsv_are_sent_as_they_are() -> None:
+    png = tiny_png(5)
+    text = base64.b64encode(png).decode()
+    mime, data = ImageEncoder().encode(ImageRef(b64=text))
+    assert (mime, data) == ("image/png", text.encode())
+    wrapped = "\n".join(text[i : i + 20] for i in range(0, len(text), 20))
+    assert ImageEncoder().encode(ImageRef(b64=wrapped)) == ("image/png", text.encode())  # re-encoded clean
