@@ -3,7 +3,8 @@
 One row per number: `run, model, benchmark, metric, breakdown, value, ci_low, ci_high, n, unit, status`
 (see `mmgauge.tidy.rows` for units and breakdown names). `status` is `partial` where the benchmark was not
 answered in full (a `--limit` run, failed requests) or the number itself covers less than it should (an MME
-total missing a subtask, an M3GIA language with unscored questions), else `complete`.
+total missing a subtask), else `complete`. `headline` marks the few numbers that sum a benchmark up (those
+the terminal summary leads with; `log_wandb` logs them as metrics).
 
 Rows come from the built-in functions in `mmgauge.tidy.builtin` by benchmark name, else from the benchmark
 class's own `tidy(result)` when an installed plug-in has one, else from every numeric leaf of the stored
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 COLUMNS: Final = ("run", "model", "benchmark", "metric", "breakdown", "value", "ci_low", "ci_high", "n",
-                  "unit", "status")
+                  "unit", "status", "headline")
 FORMATS: Final = (".csv", ".parquet")
 RunSource = str | Path | Run
 
@@ -43,7 +44,7 @@ def export_table(runs: RunSource | Sequence[RunSource], out: str | Path | None =
     records: list[dict[str, Any]] = []
     for source in sources:
         records.extend(_run_records(source))
-    types = {"value": "float64", "ci_low": "float64", "ci_high": "float64", "n": "Int64"}
+    types = {"value": "float64", "ci_low": "float64", "ci_high": "float64", "n": "Int64", "headline": "bool"}
     frame: pd.DataFrame = pd.DataFrame.from_records(records, columns=list(COLUMNS)).astype(types)
     if out is not None:
         write_table(frame, Path(out))
@@ -64,9 +65,7 @@ def tidy_rows(benchmark: str, result: Mapping[str, Any]) -> list[TidyRow]:
 
 
 def write_table(frame: pd.DataFrame, out: Path) -> Path:
-    """Write the table as CSV (text cells a spreadsheet would run as formulas escaped) or parquet."""
-    from mmgauge.report.tables import spreadsheet_safe
-
+    """Write the table as CSV (`table_csv`) or parquet (as it is: no spreadsheet reads parquet)."""
     suffix = out.suffix.lower()
     if suffix not in FORMATS:
         raise UserError(f"cannot tell the format: give a file ending in {' or '.join(FORMATS)}",
@@ -74,16 +73,25 @@ def write_table(frame: pd.DataFrame, out: Path) -> Path:
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         if suffix == ".csv":
-            safe = frame.copy()
-            for column in safe.columns:
-                if safe[column].dtype == object:
-                    safe[column] = safe[column].map(spreadsheet_safe)
-            safe.to_csv(out, index=False)
+            out.write_text(table_csv(frame), encoding="utf-8", newline="")
         else:
             frame.to_parquet(out, index=False)
     except OSError as err:
         raise UserError(f"cannot write the table: {err.strerror or err}", file=str(out)) from None
     return out
+
+
+def table_csv(frame: pd.DataFrame) -> str:
+    """The table as CSV text; text cells a spreadsheet would run as a formula get an apostrophe in front, as
+    in the report's exports (numbers, negative ones included, stay numbers)."""
+    from mmgauge.report.tables import spreadsheet_safe
+
+    safe = frame.copy()
+    for column in safe.columns:
+        if safe[column].dtype == object:
+            safe[column] = safe[column].map(spreadsheet_safe)
+    text: str = safe.to_csv(index=False, lineterminator="\n")
+    return text
 
 
 def _run_records(source: RunSource) -> list[dict[str, Any]]:
@@ -134,7 +142,7 @@ def _records(run: str, model: str, benchmark: str, status: str, result: Mapping[
     return [{"run": run, "model": model, "benchmark": benchmark, "metric": row.metric,
              "breakdown": row.breakdown, "value": row.value, "ci_low": row.ci_low, "ci_high": row.ci_high,
              "n": row.n, "unit": row.unit, "status": "partial" if status == "partial" or row.partial
-             else "complete"} for row in rows]
+             else "complete", "headline": row.headline} for row in rows]
 
 
 def _level_report(path: Path) -> dict[str, Any] | None:

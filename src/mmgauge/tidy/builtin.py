@@ -37,7 +37,7 @@ def mme_rows(data: Mapping[str, Any]) -> list[TidyRow]:
     from mmgauge.scoring.mme import MMEResult
 
     result = MMEResult.model_validate(data)
-    rows = [metric_row(name, total.score, POINTS, ci=total.ci, partial=total.partial)
+    rows = [metric_row(name, total.score, POINTS, ci=total.ci, partial=total.partial, headline=True)
             for name, total in (("perception", result.perception), ("cognition", result.cognition))]
     for name, score in result.subtasks.items():
         where, partial = breakdown(("subtask", name)), not score.complete
@@ -64,10 +64,10 @@ def mmbench_rows(data: Mapping[str, Any]) -> list[TidyRow]:
     # Groups with a failed request are left out until a re-run retries them: the numbers are partial.
     partial = result.pending_groups > 0
     rows = [metric_row("circular_acc", result.overall, PERCENT, ci=result.overall_ci, scale=100.0,
-                       n=result.n_groups, partial=partial)]
+                       n=result.n_groups, partial=partial, headline=True)]
     if result.vanilla is not None:
         rows.append(metric_row("vanilla_acc", result.vanilla, PERCENT, ci=result.vanilla_ci, scale=100.0,
-                               n=result.n_groups, partial=partial))
+                               n=result.n_groups, partial=partial, headline=True))
     views: tuple[tuple[str, dict[str, float], dict[str, Interval]], ...] = (
         ("l2", result.l2, result.l2_ci), ("category", result.category, result.category_ci),
         ("split", result.split, result.split_ci),
@@ -93,15 +93,15 @@ def m3gia_rows(data: Mapping[str, Any]) -> list[TidyRow]:
     rows: list[TidyRow] = []
     for language, scores in result.per_language.items():
         lang = ("language", language)
-        rows += _stat_rows("acc", scores.overall, PERCENT, breakdown(lang), 100.0, scores.overall_ci)
+        rows += _stat_rows("acc", scores.overall, PERCENT, breakdown(lang), 100.0, scores.overall_ci, True)
         for kind, stats in (("type", scores.types), ("cluster", scores.clusters), ("factor", scores.factors)):
             for name, value in stats.items():
                 rows += _stat_rows("acc", value, PERCENT, breakdown(lang, (kind, name)), 100.0)
         gia = scores.gia
         if gia is not None:
             where = breakdown(lang)
-            rows += _stat_rows("gia", gia.gia, GIA, where)
-            rows += _stat_rows("gia_normalised", gia.gia_normalised, PERCENT, where)
+            rows += _stat_rows("gia", gia.gia, GIA, where, headline=True)
+            rows += _stat_rows("gia_normalised", gia.gia_normalised, PERCENT, where, headline=True)
             rows.append(metric_row("human_gia", gia.human_gia, GIA, where=where))
             if gia.gia_standardised is not None:
                 rows += _stat_rows("gia_standardised", gia.gia_standardised, Z_SCORE, where)
@@ -109,7 +109,7 @@ def m3gia_rows(data: Mapping[str, Any]) -> list[TidyRow]:
                 rows += _stat_rows("human_percentile", gia.human_percentile, PERCENT, where)
     mean = result.mean
     if mean is not None and len(mean.languages) > 1:
-        rows += _stat_rows("acc", mean.overall, PERCENT, OVERALL, 100.0)
+        rows += _stat_rows("acc", mean.overall, PERCENT, OVERALL, 100.0, headline=True)
         for kind, stats in (("type", mean.types), ("cluster", mean.clusters), ("factor", mean.factors)):
             for name, value in stats.items():
                 rows += _stat_rows("acc", value, PERCENT, breakdown((kind, name)), 100.0)
@@ -117,9 +117,9 @@ def m3gia_rows(data: Mapping[str, Any]) -> list[TidyRow]:
 
 
 def _stat_rows(metric: str, stat: Stat, unit: str, where: str, scale: float = 1.0,
-               ci: Interval | None = None) -> list[TidyRow]:
+               ci: Interval | None = None, headline: bool = False) -> list[TidyRow]:
     """The mean over rounds (with `ci` if given), and its SD over rounds when there were several."""
-    rows = [metric_row(metric, stat.mean, unit, where=where, ci=ci, scale=scale)]
+    rows = [metric_row(metric, stat.mean, unit, where=where, ci=ci, scale=scale, headline=headline)]
     if stat.std is not None:
         rows.append(metric_row(f"{metric}_sd", stat.std, unit, where=where, scale=scale))
     return rows
@@ -133,9 +133,9 @@ def general_level_rows(data: Mapping[str, Any]) -> list[TidyRow]:
     from mmgauge.report.level_view import LevelView
 
     view = LevelView.model_validate(data)
-    rows = [metric_row(f"level{k}", getattr(view, f"level{k}"), PERCENT) for k in (2, 3, 4, 5)]
+    rows = [metric_row(f"level{k}", getattr(view, f"level{k}"), PERCENT, headline=True) for k in (2, 3, 4, 5)]
     if view.highest_level is not None:
-        rows.append(metric_row("highest_level", float(view.highest_level), LEVEL))
+        rows.append(metric_row("highest_level", float(view.highest_level), LEVEL, headline=True))
     raw_modalities = data.get("modalities") or {}
     for name, modality in view.modalities.items():
         where = breakdown(("modality", name))

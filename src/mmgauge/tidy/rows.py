@@ -14,7 +14,8 @@ Units are those the terminal summary shows, one per kind of number and the same 
 A plug-in benchmark gives its own rows by a `tidy(result) -> list[TidyRow]` method on its Benchmark class
 (`TidyProvider`); without one its result JSON falls back to `generic_rows`: one row per numeric leaf, its
 key as the metric and the keys above it, dotted, as the breakdown (`subtasks.OCR`), with the interval of a
-sibling `<name>_ci` (an `Interval`, or a map of them beside a map of numbers) attached; unit left empty.
+sibling `<name>_ci` (an `Interval`, or a map of them beside a map of numbers) attached; unit left empty; the
+top-level numbers are its headline.
 """
 
 from __future__ import annotations
@@ -56,6 +57,8 @@ class TidyRow(BaseModel):
     #: True when this number covers less than it should even though its benchmark is complete (an MME total
     #: missing a subtask, an M3GIA language with questions unscored); the table then says `partial`.
     partial: bool = False
+    #: One of the few numbers that sum the benchmark up (what the terminal summary leads with).
+    headline: bool = False
 
 
 @runtime_checkable
@@ -80,12 +83,13 @@ def metric_row(
     scale: float = 1.0,
     n: int | None = None,
     partial: bool = False,
+    headline: bool = False,
 ) -> TidyRow:
     """A row with `value` and the ends of `ci` multiplied by `scale` (100 turns fractions into percent)."""
     return TidyRow(
         metric=metric, breakdown=where, value=None if value is None else value * scale,
         ci_low=None if ci is None else ci.low * scale, ci_high=None if ci is None else ci.high * scale,
-        n=ci.n if ci is not None else n, unit=unit, partial=partial,
+        n=ci.n if ci is not None else n, unit=unit, partial=partial, headline=headline,
     )
 
 
@@ -106,7 +110,7 @@ def _walk(node: Mapping[str, Any], path: tuple[str, ...], cis: Mapping[str, Any]
         sibling = node.get(f"{key}_ci")
         if _is_number(value):
             interval = _interval(sibling if sibling is not None else (cis or {}).get(key))
-            rows.append(metric_row(key, float(value), "", where=where, ci=interval))
+            rows.append(metric_row(key, float(value), "", where=where, ci=interval, headline=not path))
         elif isinstance(value, Mapping):
             _walk(value, (*path, key), sibling if isinstance(sibling, Mapping) else None, rows)
         elif isinstance(value, list):
