@@ -84,11 +84,13 @@ def write_table(frame: pd.DataFrame, out: Path) -> Path:
 def table_csv(frame: pd.DataFrame) -> str:
     """The table as CSV text; text cells a spreadsheet would run as a formula get an apostrophe in front, as
     in the report's exports (numbers, negative ones included, stay numbers)."""
+    import pandas as pd
+
     from mmgauge.report.tables import spreadsheet_safe
 
     safe = frame.copy()
     for column in safe.columns:
-        if safe[column].dtype == object:
+        if not pd.api.types.is_numeric_dtype(safe[column]):  # text (object or str dtype); bools are numeric
             safe[column] = safe[column].map(spreadsheet_safe)
     text: str = safe.to_csv(index=False, lineterminator="\n")
     return text
@@ -105,7 +107,7 @@ def _run_records(source: RunSource) -> list[dict[str, Any]]:
         model = str(report.get("model") or path.stem)
         return _records(str(source), model, "general_level", "complete", report, str(path))
     if path.is_file() and path.name == "results.json":
-        return _folder_records(load_run(path.parent), str(source))
+        return _folder_records(load_run(path.parent), str(path.parent))  # the run is the folder
     return _folder_records(load_run(path), str(source))
 
 
