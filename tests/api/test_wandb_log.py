@@ -128,3 +128,17 @@ def test_cli_log_wandb_offline(mock_runs: dict[str, Path], offline: Path, tmp_pa
     [run_dir] = (offline / "runs" / "wandb").glob("offline-run-*")
     assert len(table_file(run_dir)["data"]) == len(frame)
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "t.csv", dtype={"n": "Int64"}), frame)
+
+
+def test_the_calls_mmgauge_run_makes(mock_runs: dict[str, Path], offline: Path,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    from mmgauge.cli.export_table import log_results, require_log_targets
+
+    require_log_targets(["wandb"])
+    require_log_targets(None)
+    log_results(None, [mock_runs["yes"]])  # no --log: nothing is logged
+    assert not (offline / "runs" / "wandb").exists()
+    log_results(["wandb"], [mock_runs["letter"]], project="mmgauge-tests")
+    line = capsys.readouterr().out.strip()
+    assert line.startswith("wandb: mock:A (letter): 8 metrics, ") and "report; offline, in " in line
+    assert len(list((offline / "runs" / "wandb").glob("offline-run-*"))) == 1

@@ -198,6 +198,11 @@ def _one_line(error: BaseException) -> str:
     return " ".join(str(error).split())[:300] or type(error).__name__
 
 
+def require_wandb() -> None:
+    """A one-line `UserError` with the install hint when wandb is not installed."""
+    _import_wandb()
+
+
 def _import_wandb() -> Any:
     try:
         return importlib.import_module("wandb")

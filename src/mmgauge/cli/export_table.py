@@ -1,6 +1,8 @@
 """`mmgauge export table`: every metric of run folders as one tidy CSV/parquet table, optionally to W&B.
 
-`log_results` is also what `mmgauge run --log wandb` calls once the run has finished.
+`mmgauge run --log wandb` uses the same pieces: the `LogOption` / `WandbProjectOption` / `WandbEntityOption`
+parameters, `require_log_targets(log)` before the run (a missing package fails before any work) and
+`log_results(log, [out], project=..., entity=...)` once the run has finished.
 """
 
 from __future__ import annotations
@@ -30,11 +32,18 @@ WandbEntityOption = Annotated[
 ]
 
 
+def require_log_targets(targets: Sequence[LogTarget | str] | None) -> None:
+    """Fail now, before any work, when a `--log` target's package is not installed."""
+    if "wandb" in _names(targets):
+        from mmgauge.api.wandb_log import require_wandb
+
+        require_wandb()
+
+
 def log_results(targets: Sequence[LogTarget | str] | None, runs: Sequence[Path], *, project: str = "mmgauge",
                 entity: str | None = None, report: Path | None = None) -> None:
     """Log `runs` to every target named (only `wandb` so far), one line each on what went where."""
-    names = {LogTarget(t).value if not isinstance(t, LogTarget) else t.value for t in targets or ()}
-    if "wandb" not in names:
+    if "wandb" not in _names(targets):
         return
     from mmgauge.api.wandb_log import log_wandb
 
@@ -43,6 +52,10 @@ def log_results(targets: Sequence[LogTarget | str] | None, runs: Sequence[Path],
                                else "")
         typer.echo(f"wandb: {logged.name}: {len(logged.metrics)} metrics, {logged.table_rows} table rows"
                    f"{', report' if logged.artifact else ''}; {where}")
+
+
+def _names(targets: Sequence[LogTarget | str] | None) -> set[str]:
+    return {LogTarget(t).value for t in targets or ()}
 
 
 def table_command(
@@ -70,6 +83,7 @@ def table_command(
     status (complete/partial), headline."""
     from mmgauge.api.export import export_table, table_csv
 
+    require_log_targets(log)
     if out is not None and out.is_dir():
         raise UserError("--out names a folder; give the table file to write", file=str(out), field="--out")
     frame = export_table(list(runs), out)
