@@ -103,6 +103,10 @@ def test_a_given_report_file_is_the_artifact(
     assert staged_html(offline) == ["<!doctype html><title>my own report</title>"]
     [entry] = log_wandb(mock_runs["yes"], project="mmgauge-tests", report=False)
     assert entry.artifact is None and len(staged_html(offline)) == 1
+    # A results.json stands for its folder, whose report is built.
+    [entry] = log_wandb(mock_runs["letter"] / "results.json", project="mmgauge-tests")
+    assert entry.source == str(mock_runs["letter"]) and entry.artifact == "report-letter"
+    assert sum("mock:A" in html for html in staged_html(offline)) == 1
     with pytest.raises(UserError, match="no such report file"):
         log_wandb(mock_runs["yes"], report=tmp_path / "absent.html")
 

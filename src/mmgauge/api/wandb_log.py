@@ -108,7 +108,7 @@ def _log_one(wandb: Any, source: RunSource, frame: pd.DataFrame, *, project: str
             run.log(metrics)
         run.summary.update(intervals)
         run.log({TABLE_KEY: wandb.Table(dataframe=_table_frame(frame))})
-        artifact = _log_report(wandb, run, source, folder, report)
+        artifact = _log_report(wandb, run, folder, report)
         summary = _plain(run.summary)
         logged = WandbLogged(source=label, run_id=str(run.id), name=str(run.name),
                              directory=Path(run.dir).parent if run.dir else None, url=run.url,
@@ -165,8 +165,8 @@ def _config(source: RunSource, model: str) -> dict[str, Any]:
     return config
 
 
-def _log_report(wandb: Any, run: Any, source: RunSource, folder: Path,
-                report: bool | str | Path) -> str | None:
+def _log_report(wandb: Any, run: Any, folder: Path, report: bool | str | Path) -> str | None:
+    """Log the report of `folder` (a run folder or a General-Level report file) as an artifact."""
     if report is False:
         return None
     artifact = wandb.Artifact(f"report-{_slug(folder.name)}", type=ARTIFACT_TYPE,
@@ -175,8 +175,7 @@ def _log_report(wandb: Any, run: Any, source: RunSource, folder: Path,
         from mmgauge.report import write_report
 
         with tempfile.TemporaryDirectory(prefix="mmgauge-report-") as tmp:
-            path = write_report([source.path if isinstance(source, Run) else Path(source)],
-                                Path(tmp) / "report.html")
+            path = write_report([folder], Path(tmp) / "report.html")
             artifact.add_file(str(path), name="report.html")  # copied into wandb's staging area here
     else:
         artifact.add_file(str(report), name=Path(report).name)
