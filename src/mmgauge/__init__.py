@@ -7,6 +7,8 @@ The Python API (imported on first use, so `import mmgauge` stays cheap):
     load_run(path) -> Run                                         typed results, manifest, records DataFrame
     score_mme(path), score_mmbench(path), m3gia_gia(counts, language), general_level(results)
                                                                   score files produced elsewhere
+    export_table(runs, out=None) -> DataFrame                     every metric of runs as one tidy table
+    log_wandb(runs, project=...)                                  metrics, table and report to W&B
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ _EXPORTS = {
     "score_mmbench_async": "mmgauge.api.scores",
     "m3gia_gia": "mmgauge.api.scores",
     "general_level": "mmgauge.api.scores",
+    "export_table": "mmgauge.api.export",
+    "log_wandb": "mmgauge.api.wandb_log",
     "RunResults": "mmgauge.store.results",
     "BenchmarkResults": "mmgauge.store.results",
 }

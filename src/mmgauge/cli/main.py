@@ -28,7 +28,7 @@ score_app = typer.Typer(
     rich_markup_mode=None, help="Score existing answers without any model.", no_args_is_help=True
 )
 export_app = typer.Typer(
-    rich_markup_mode=None, help="Write a run's answers in another tool's format.", no_args_is_help=True
+    rich_markup_mode=None, help="Write runs' answers or scores in other formats.", no_args_is_help=True
 )
 cache_app = typer.Typer(
     rich_markup_mode=None, help="Inspect or clear the response cache.", no_args_is_help=True
@@ -38,7 +38,9 @@ app.add_typer(export_app, name="export")
 app.add_typer(cache_app, name="cache")
 
 #: Modules with `register(score_app, export_app)` for per-benchmark score/export commands.
-BENCH_COMMAND_MODULES: tuple[str, ...] = ("mmgauge.cli.mme", "mmgauge.cli.mmbench")
+BENCH_COMMAND_MODULES: tuple[str, ...] = (
+    "mmgauge.cli.mme", "mmgauge.cli.mmbench", "mmgauge.cli.export_table",
+)
 #: Modules with a Typer `app` mounted as a command group: (module, group name).
 GROUP_MODULES: tuple[tuple[str, str], ...] = (("mmgauge.cli.cfa", "cfa"),)
 #: Modules with a single-command Typer `app` mounted at the top level.

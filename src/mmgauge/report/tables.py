@@ -64,7 +64,8 @@ def table_html(table: Table, *, caption: str | None = None, limit: int | None = 
             f"<tbody>{''.join(body)}</tbody></table></div>{more}")
 
 
-def _safe_text(value: Cell) -> Cell:
+def spreadsheet_safe(value: Cell) -> Cell:
+    """`value`, with an apostrophe before text a spreadsheet would run as a formula (numbers as they are)."""
     if isinstance(value, str) and value.startswith(_FORMULA_START):
         return "'" + value
     return value
@@ -101,9 +102,9 @@ def write_csv(tables: Sequence[Table], directory: Path) -> list[Path]:
         path = directory / f"{stem}.csv"
         with path.open("w", encoding="utf-8", newline="") as handle:
             writer = csv.writer(handle)
-            writer.writerow([_safe_text(c) for c in table.columns])
+            writer.writerow([spreadsheet_safe(c) for c in table.columns])
             for row in table.rows:
-                writer.writerow(["" if v is None else _safe_text(v) for v in row])
+                writer.writerow(["" if v is None else spreadsheet_safe(v) for v in row])
         paths.append(path)
     return paths
 
@@ -117,9 +118,9 @@ def write_xlsx(tables: Sequence[Table], path: Path) -> Path:
     names = _unique([re.sub(r"[\[\]:*?/\\]", "_", t.name) or "table" for t in tables], 31)
     for table, name in zip(tables, names, strict=True):
         sheet = book.create_sheet(name)
-        sheet.append([_safe_text(c) for c in table.columns])
+        sheet.append([spreadsheet_safe(c) for c in table.columns])
         for row in table.rows:
-            sheet.append([_safe_text(v) for v in row])
+            sheet.append([spreadsheet_safe(v) for v in row])
         for cells in sheet.iter_rows(min_row=1):
             for cell in cells:
                 # openpyxl reads any string starting with "=" as a formula; the apostrophe above already
