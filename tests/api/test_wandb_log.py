@@ -146,3 +146,11 @@ def test_the_calls_mmgauge_run_makes(mock_runs: dict[str, Path], offline: Path,
     line = capsys.readouterr().out.strip()
     assert line.startswith("wandb: mock:A (letter): 8 metrics, ") and "report; offline, in " in line
     assert len(list((offline / "runs" / "wandb").glob("offline-run-*"))) == 1
+
+
+def test_run_logs_to_wandb_when_asked(offline: Path, tmp_path: Path, cli: Any) -> None:
+    result = cli("run", "--bench", "mme", "--model", "mock:Yes", "--out", tmp_path / "run", "--no-cache",
+                 "--log", "wandb", "--wandb-project", "mmgauge-tests")
+    assert result.code == 0, result.err
+    assert "wandb: mock:Yes (run)" in result.out and "report; offline, in " in result.out
+    assert len(list((offline / "runs" / "wandb").glob("offline-run-*"))) == 1

@@ -12,6 +12,13 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from mmgauge.cli.export_table import (
+    LogOption,
+    WandbEntityOption,
+    WandbProjectOption,
+    log_results,
+    require_log_targets,
+)
 from mmgauge.core.errors import UserError
 
 if TYPE_CHECKING:
@@ -150,6 +157,9 @@ def register(app: typer.Typer) -> None:
             10.0, "--progress-every", min=0.05,
             help="Without a terminal (a batch job's log), print a progress line every this many seconds.",
         ),
+        log: LogOption = None,
+        wandb_project: WandbProjectOption = "mmgauge",
+        wandb_entity: WandbEntityOption = None,
         settings: list[str] = typer.Option(
             [], "--set", help="A benchmark option, BENCHMARK.OPTION=VALUE (repeatable; see `mmgauge list`)."
         ),
@@ -161,6 +171,7 @@ def register(app: typer.Typer) -> None:
         from mmgauge.cli.progress import progress_for
 
         console = Console()
+        require_log_targets(log)  # a missing package fails before any model work
         names = [n.strip().lower() for n in bench.split(",") if n.strip()] if bench else None
         shared: dict[str, Any] = {
             "parser": parser, "rounds": rounds if rounds != 1 else None,
@@ -187,6 +198,7 @@ def register(app: typer.Typer) -> None:
         results = asyncio.run(evaluate_async(request, progress=progress))
         print_summary(console, results, str(out))
         console.print(f"results: {out}")
+        log_results(log, [out], project=wandb_project, entity=wandb_entity)
         if results.failed:
             judged = sum(b.judge_failed for b in results.benchmarks.values())
             which = f" ({judged} of them judge calls)" if judged else ""
