@@ -118,3 +118,16 @@ def test_sample_data_is_labelled_wherever_its_numbers_are_shown(tmp_path: Path, 
     assert cli("report", out, "--out", tmp_path / "r.html").code == 0
     html = (tmp_path / "r.html").read_text()
     assert "[sample data]" in html and "not comparable with published ones" in html
+
+
+def test_reasoning_is_removed_before_reading_the_answer_and_kept_in_the_record(tmp_path: Path) -> None:
+    thinking = "mock:<think>The sign says stop, but no... let me think. No.</think> Yes"
+    results = mmgauge.evaluate(model=thinking, benchmarks=["mme"], out=tmp_path / "a", cache=False)
+    assert results.result_as("mme", MMEResult).subtasks["existence"].yes_ratio == 1.0
+    record = mmgauge.load_run(tmp_path / "a").record_list("mme")[0]
+    assert record.response.text is not None and record.response.text.startswith("<think>")
+    assert record.extraction is not None and record.extraction.reasoning_removed
+    kept = mmgauge.evaluate(model=thinking, benchmarks=["mme"], out=tmp_path / "b", cache=False,
+                            keep_reasoning=True)
+    # The official parser reads the first four characters: "<thi" is neither yes nor no.
+    assert kept.result_as("mme", MMEResult).subtasks["existence"].yes_ratio is None

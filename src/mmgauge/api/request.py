@@ -34,6 +34,7 @@ class EvalRequest(BaseModel):
     api_key_env: str | None = None
     judge_api_key_env: str | None = None
     accept_empty: bool = False
+    keep_reasoning: bool = False
     cache_namespace: str | None = None
     cache: bool = True
     cache_path: Path | None = None

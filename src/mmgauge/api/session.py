@@ -63,7 +63,8 @@ class EvalSession:
         manifest.begin(request.command, [run.benchmark.name for run in runs], request.limit)
         self.progress.watch_concurrency(executor.live_concurrency)
         runner = Runner(backend, config, self.folder, cache=cache, force_cache=request.force_cache,
-                        judge=judge, progress=self.progress, executor=executor)
+                        judge=judge, progress=self.progress, executor=executor,
+                        keep_reasoning=request.keep_reasoning)
         try:
             results = await runner.run(runs, manifest)
         except BaseException as error:

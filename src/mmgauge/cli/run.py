@@ -126,6 +126,11 @@ def register(app: typer.Typer) -> None:
             help="Part of every cache key: change it when the model changed in a way the endpoint does not "
             "report (same name and path, new weights).",
         ),
+        keep_reasoning: bool = typer.Option(
+            False, "--keep-reasoning",
+            help="Read answers with the model's <think>...</think> reasoning left in (default: removed "
+            "first; the raw answer is always kept in the record).",
+        ),
         accept_empty: bool = typer.Option(
             False, "--accept-empty", help="Score empty answers (default: an empty answer is a failed request)"
         ),
@@ -188,7 +193,7 @@ def register(app: typer.Typer) -> None:
             seed=seed, system_prompt=system_prompt, concurrency=concurrency, batch_size=batch_size,
             timeout=timeout, max_retries=max_retries, api_key_env=api_key_env,
             judge_api_key_env=judge_api_key_env, cache=not no_cache, cache_path=cache_path,
-            cache_namespace=cache_namespace, accept_empty=accept_empty,
+            cache_namespace=cache_namespace, accept_empty=accept_empty, keep_reasoning=keep_reasoning,
             force_cache=force_cache, executor=_executor_choice(executor), ray_address=ray_address,
             ray_workers=ray_workers, ray_gpus_per_worker=ray_gpus_per_worker,
             ray_inline_images=ray_inline_images,

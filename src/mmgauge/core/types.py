@@ -178,6 +178,9 @@ class Extraction(BaseModel):
     method: str
     judge_reply: str | None = None
     detail: str | None = None
+    #: The model's reasoning (`<think>...</think>`) was removed before the answer was read; the record's raw
+    #: text keeps it.
+    reasoning_removed: bool = False
 
 
 class StoredImage(BaseModel):

@@ -21,6 +21,7 @@ from mmgauge.backends.base import Backend, Request
 from mmgauge.benchmarks.base import AnyBenchmark, Dataset
 from mmgauge.core.types import GenerationConfig, ModelResponse, RunManifest, Sample, SampleRecord
 from mmgauge.extraction.judge import Judge
+from mmgauge.extraction.reasoning import strip_reasoning
 from mmgauge.runner.executor import Executor, LocalExecutor
 from mmgauge.runner.images import ImageLedger
 from mmgauge.runner.progress import NullProgress, ProgressSink
@@ -76,8 +77,10 @@ class Runner:
         judge: Judge | None = None,
         progress: ProgressSink | None = None,
         executor: Executor | None = None,
+        keep_reasoning: bool = False,
     ) -> None:
         self.backend = backend
+        self.keep_reasoning = keep_reasoning
         self.executor = executor or LocalExecutor(backend)
         self.config = config
         self.folder = folder if isinstance(folder, RunFolder) else RunFolder(folder)
@@ -165,7 +168,7 @@ class Runner:
             metadata=work.bench.record_metadata(sample),
             images=self.images.refs(sample.images),
         )
-        record = read_answer(work.bench, sample, record)
+        record = read_answer(work.bench, sample, record, keep_reasoning=self.keep_reasoning)
         log.append(record)
         existing[record.key] = record
 
@@ -198,7 +201,8 @@ class Runner:
                     if record.fingerprint != plan.fingerprints[key]:
                         stale += 1  # made with another model, prompt or data: never scored
                         continue
-                    records.append(read_answer(bench, sample, self._with_images(record, sample)))
+                    records.append(read_answer(bench, sample, self._with_images(record, sample),
+                                               keep_reasoning=self.keep_reasoning))
             entry, final = await score_benchmark(
                 run, records, by_id, self.judge, self.progress, plan.counts[bench.name], self.folder, stale
             )
@@ -241,14 +245,22 @@ def caveat_labels(manifest: RunManifest) -> list[str]:
     return labels + (["baseline"] if manifest.backend.get("caveat") else [])
 
 
-def read_answer(bench: AnyBenchmark, sample: Sample, record: SampleRecord) -> SampleRecord:
+def read_answer(
+    bench: AnyBenchmark, sample: Sample, record: SampleRecord, *, keep_reasoning: bool = False
+) -> SampleRecord:
     """`record` with its answer read from the raw text by the benchmark's rules, correctness from the data.
 
     Whatever extraction, verdict and sample fields were stored are ignored: they are recomputed from what the
-    model said and from the dataset.
+    model said and from the dataset. A reasoning model's closed thinking block is removed before the rules
+    read the text (unless `keep_reasoning`); the extraction says so, and the record keeps the raw text.
     """
     text = record.response.text if record.response.ok else None
-    extraction = bench.extract(sample, text, record.round) if text is not None else None
+    extraction = None
+    if text is not None:
+        answer, removed = (text, False) if keep_reasoning else strip_reasoning(text)
+        extraction = bench.extract(sample, answer, record.round)
+        if removed:
+            extraction = extraction.model_copy(update={"reasoning_removed": True})
     correct = None
     if extraction is not None and sample.answer is not None:
         correct = extraction.answer is not None and extraction.answer == sample.answer
