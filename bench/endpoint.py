@@ -8,7 +8,12 @@ used requests/distinct times, as MMBench's circular evaluation reuses every imag
 - bare: the JSON bodies are built before the clock starts (the same bytes the backend sends); it POSTs them,
   reads the reply and takes choices[0].message.content. Nothing a real client could skip;
 - backend: `OpenAIBackend.generate([request])` per request, from `Request` objects whose image hashes were
-  computed beforehand (the runner computes them for its cache keys).
+  computed beforehand (the runner computes them for its cache keys);
+- run: the whole of `mmgauge.evaluate()` on a toy benchmark holding exactly these requests (its images are
+  files): loading and hashing the data, planning, the response cache, the record log, scoring, the results.
+
+The requests are built by the toy benchmark from files written before the clock starts, so all three send
+the same bytes.
 
 Measured: end-to-end seconds, steady throughput (requests/s between the 10% and 90% completion marks), and
 client CPU per request (time.process_time() over the run, this process only). The backend's own CPU per
@@ -27,17 +32,25 @@ import io
 import json
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import aiohttp
 import numpy as np
 from PIL import Image
 
+from mmgauge.api.evaluate import evaluate_async
 from mmgauge.backends.base import BackendSettings, Request
 from mmgauge.backends.openai import OpenAIBackend
-from mmgauge.core.types import GenerationConfig, ImageRef, Message
+from mmgauge.benchmarks import registry
+from mmgauge.core.types import GenerationConfig
+from mmgauge.testing.toy import ToyBenchmark
+
+#: The toy benchmark's answers are one word; the run and the bare client ask for the same.
+RUN_MAX_TOKENS = 8
 
 
 def noise_png(seed: int, side: int = 112) -> bytes:
@@ -48,15 +61,65 @@ def noise_png(seed: int, side: int = 112) -> bytes:
     return out.getvalue()
 
 
-def make_requests(count: int, distinct: int) -> list[Request]:
-    images = [ImageRef(data=noise_png(i)) for i in range(distinct)]
-    for image in images:
-        image.sha256()  # what the runner's cache key has already computed
-    config = GenerationConfig(max_tokens=8)
-    return [
-        Request(messages=[Message.user(f"question {i}: is it red?", [images[i % distinct]])], config=config)
-        for i in range(count)
-    ]
+def make_dataset(folder: Path, count: int, distinct: int) -> Path:
+    """A toy benchmark file of `count` questions over `distinct` noise images (files)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for i in range(distinct):
+        (folder / f"img{i}.png").write_bytes(noise_png(i))
+    path = folder / "toy.jsonl"
+    rows = ({"id": f"q{i:06d}", "image": f"img{i % distinct}.png", "answer": "yes"} for i in range(count))
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def make_requests(data: Path) -> list[Request]:
+    """The requests `mmgauge run` sends for the toy file, image hashes computed (as the runner's keys do)."""
+    bench = ToyBenchmark()
+    config = GenerationConfig(max_tokens=RUN_MAX_TOKENS)
+    requests = []
+    for sample in bench.load(data).samples:
+        messages = bench.build_messages(sample)
+        for message in messages:
+            for image in message.images():
+                image.sha256()
+        requests.append(Request(messages=messages, config=config, sample_id=sample.id))
+    return requests
+
+
+class _Times:
+    """A progress sink that notes when each request finished (for the run's steady throughput)."""
+
+    def __init__(self) -> None:
+        self.done: list[float] = []
+
+    def status(self, text: str) -> None:
+        pass
+
+    def watch_concurrency(self, live: Callable[[], int | None]) -> None:
+        pass
+
+    def start(self, total: int | None, description: str) -> None:
+        pass
+
+    def advance(self, *, cached: bool = False, failed: bool = False) -> None:
+        self.done.append(time.perf_counter())
+
+    def finish(self) -> None:
+        pass
+
+
+def run_client(
+    base_url: str, data: Path, work: Path, concurrency: int
+) -> Callable[[], Awaitable[list[float]]]:
+    async def run() -> list[float]:
+        out = work / f"run-{time.monotonic_ns()}"
+        times = _Times()
+        await evaluate_async(model=f"openai:bench@{base_url}", benchmarks=["toy"], data=str(data), out=out,
+                             cache_path=out / "cache.sqlite", concurrency=concurrency, timeout=60,
+                             max_tokens=RUN_MAX_TOKENS, progress=times)
+        return times.done
+
+    return run
 
 
 async def drive(count: int, concurrency: int, one: Callable[[int], Awaitable[None]]) -> list[float]:
@@ -124,45 +187,52 @@ def backend_client(
     return run
 
 
-def bench_latency(latency: float, requests: list[Request], concurrency: int, repeat: int) -> dict[str, Any]:
+def bench_latency(latency: float, data: Path, concurrency: int, repeat: int, work: Path) -> dict[str, Any]:
     server = subprocess.Popen(
         [sys.executable, "-m", "mmgauge.testing.server", "0", str(latency)], stdout=subprocess.PIPE, text=True
     )
-    runs: dict[str, list[dict[str, float]]] = {"bare": [], "backend": []}
+    runs: dict[str, list[dict[str, float]]] = {"bare": [], "backend": [], "run": []}
     try:
         assert server.stdout is not None
         base_url = server.stdout.readline().strip()
         encoder = OpenAIBackend(base_url, "bench")
+        requests = make_requests(data)
         bodies = [encoder.encode(request) for request in requests]
         warm = requests[: 2 * concurrency]
         measure(len(warm), concurrency, backend_client(base_url, warm, concurrency))  # connections, caches
         clients = {
             "bare": lambda: bare_client(encoder.url, bodies, concurrency),
             "backend": lambda: backend_client(base_url, requests, concurrency),
+            "run": lambda: run_client(base_url, data, work, concurrency),
         }
         for round in range(repeat):
-            # Alternate who goes first: a shared machine's load drifts during a run.
-            for name in ("bare", "backend") if round % 2 == 0 else ("backend", "bare"):
+            # Take turns going first: a shared machine's load drifts during a run.
+            order = ("bare", "backend", "run")
+            for name in order[round % 3:] + order[: round % 3]:
                 runs[name].append(measure(len(requests), concurrency, clients[name]()))
     finally:
         server.terminate()
         server.wait()
     # Noise on a shared machine only ever slows a run down: each client's best run is its own speed.
-    bare, ours = (
+    bare, ours, whole = (
         {
             "seconds": min(r["seconds"] for r in runs[name]),
             "steady_rps": max(r["steady_rps"] for r in runs[name]),
             "cpu_ms_per_request": min(r["cpu_ms_per_request"] for r in runs[name]),
         }
-        for name in ("bare", "backend")
+        for name in ("bare", "backend", "run")
     )
     return {
         "latency_s": latency,
         "bare": bare,
         "backend": ours,
+        "run": whole,
         "steady_throughput_ratio": ours["steady_rps"] / bare["steady_rps"],
         "end_to_end_ratio": ours["seconds"] / bare["seconds"],
         "backend_cpu_ms_per_request": ours["cpu_ms_per_request"] - bare["cpu_ms_per_request"],
+        "run_steady_throughput_ratio": whole["steady_rps"] / bare["steady_rps"],
+        "run_end_to_end_ratio": whole["seconds"] / bare["seconds"],
+        "run_cpu_ms_per_request": whole["cpu_ms_per_request"] - bare["cpu_ms_per_request"],
         "ideal_rps": concurrency / latency,
         "runs": runs,
     }
@@ -176,23 +246,29 @@ def main() -> None:
     parser.add_argument("--distinct-images", type=int, default=2_500)
     parser.add_argument("--repeat", type=int, default=2, help="runs per client and latency (best is kept)")
     args = parser.parse_args()
-    requests = make_requests(args.requests, min(args.distinct_images, args.requests))
-    size = len(OpenAIBackend("http://x/v1", "m").encode(requests[0]))
-    results = [
-        bench_latency(float(latency), requests, args.concurrency, args.repeat)
-        for latency in args.latencies.split(",")
-    ]
+    registry.BENCHMARKS["toy"] = "mmgauge.testing.toy:ToyBenchmark"
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        data = make_dataset(work / "data", args.requests, min(args.distinct_images, args.requests))
+        size = len(OpenAIBackend("http://x/v1", "m").encode(make_requests(data)[0]))
+        results = [
+            bench_latency(float(latency), data, args.concurrency, args.repeat, work)
+            for latency in args.latencies.split(",")
+        ]
     print(f"{args.requests} requests, {args.concurrency} in flight, one image each "
           f"({size / 1024:.0f} KB body)")
     print(f"{'latency':>8} {'client':>8} {'seconds':>8} {'steady/s':>9} {'cpu ms/req':>10}")
     for result in results:
-        for name in ("bare", "backend"):
+        for name in ("bare", "backend", "run"):
             row = result[name]
             print(f"{result['latency_s'] * 1000:>6.0f}ms {name:>8} {row['seconds']:>8.2f} "
                   f"{row['steady_rps']:>9.0f} {row['cpu_ms_per_request']:>10.3f}")
         print(f"{'':>8} ratios: steady throughput {result['steady_throughput_ratio']:.3f}, end to end "
               f"{result['end_to_end_ratio']:.3f}; backend CPU {result['backend_cpu_ms_per_request']:.3f} "
               "ms/request over the bare client")
+        print(f"{'':>8} whole run: steady throughput {result['run_steady_throughput_ratio']:.3f}, end to end "
+              f"{result['run_end_to_end_ratio']:.3f}; CPU {result['run_cpu_ms_per_request']:.3f} ms/request "
+              "over the bare client")
     print(json.dumps({
         "requests": args.requests,
         "concurrency": args.concurrency,

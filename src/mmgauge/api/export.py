@@ -23,6 +23,7 @@ from pydantic import ValidationError
 
 from mmgauge.api.runs import Run, load_run
 from mmgauge.core.errors import UserError
+from mmgauge.store.run_folder import RunFolder
 from mmgauge.tidy.rows import TidyProvider, TidyRow, generic_rows
 
 if TYPE_CHECKING:
@@ -100,14 +101,15 @@ def _run_records(source: RunSource) -> list[dict[str, Any]]:
     if isinstance(source, Run):
         return _folder_records(source)
     path = Path(source)
-    if path.is_file() and path.suffix.lower() == ".json" and path.name != "results.json":
+    results_of = RunFolder.results_file_of(path)
+    if path.is_file() and path.suffix.lower() == ".json" and results_of is None:
         report = _level_report(path)
         if report is None:
             raise UserError("not a run folder and not a General-Level report JSON", file=str(path))
         model = str(report.get("model") or path.stem)
         return _records(str(source), model, "general_level", "complete", report, str(path))
-    if path.is_file() and path.name == "results.json":
-        return _folder_records(load_run(path.parent), str(path.parent))  # the run is the folder
+    if results_of is not None:
+        return _folder_records(load_run(results_of.path), str(results_of.path))  # the run is the folder
     return _folder_records(load_run(path), str(source))
 
 

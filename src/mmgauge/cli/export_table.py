@@ -61,7 +61,7 @@ def _names(targets: Sequence[LogTarget | str] | None) -> set[str]:
 def table_command(
     runs: Annotated[
         list[Path],
-        typer.Argument(help="Run folders (or their results.json, or General-Level report JSON files).",
+        typer.Argument(help="Run folders (or their results files), or General-Level report JSON files.",
                        show_default=False),
     ],
     out: Annotated[

@@ -65,8 +65,30 @@ class ImageRef(BaseModel):
 
     def sha256(self) -> str:
         if self._sha256 is None:
-            self._sha256 = hashlib.sha256(self.load()).hexdigest()
+            from_file = self._from_file()
+            self._sha256 = _file_sha256(self.path) if from_file else hashlib.sha256(self.load()).hexdigest()
         return self._sha256
+
+    def _from_file(self) -> bool:
+        return self.path is not None and self.data is None and self.b64 is None
+
+
+#: sha256 of image files by (path, size, modification time): many samples name one image file (MME's two
+#: questions per image, a POPE image asked about many objects), and each file is read and hashed once.
+_FILE_HASHES: dict[tuple[str, int, int], str] = {}
+
+
+def _file_sha256(path: str | None) -> str:
+    assert path is not None
+    try:
+        info = Path(path).stat()
+    except OSError:
+        return hashlib.sha256(ImageRef(path=path).load()).hexdigest()  # raises the one-line error
+    key = (path, info.st_size, info.st_mtime_ns)
+    known = _FILE_HASHES.get(key)
+    if known is None:
+        known = _FILE_HASHES[key] = hashlib.sha256(ImageRef(path=path).load()).hexdigest()
+    return known
 
 
 def _is_image(data: bytes) -> bool:

@@ -89,6 +89,8 @@ class Runner:
         self.progress = progress or NullProgress()
         self._model_fingerprint = backend.fingerprint()
         self.images = ImageLedger(self.folder)
+        #: Records made by this command: their answers were just read, not read again when scoring.
+        self._fresh: set[Key] = set()
 
     def round_config(self, round: int) -> GenerationConfig:
         # Sampled rounds must differ from each other, so each round gets its own seed (and cache key).
@@ -116,6 +118,7 @@ class Runner:
         bench = run.benchmark
         asked = {sample.id for sample in run.asked}
         counts = plan.counts[bench.name]
+        todo: list[_Work] = []
         for sample in run.dataset.samples:
             for round in range(bench.options.rounds):
                 key = (bench.name, sample.id, round)
@@ -130,13 +133,15 @@ class Runner:
                     counts.resumed += 1
                     continue
                 request = Request(messages=messages, config=config, sample_id=sample.id)
-                work = _Work(bench, sample, round, request, fingerprint)
-                hit = self.cache.get(fingerprint) if self.cache is not None else None
-                if hit is not None:
-                    counts.cache_hits += 1
-                    self._finish(work, hit, log, existing)
-                else:
-                    plan.pending.append(work)
+                todo.append(_Work(bench, sample, round, request, fingerprint))
+        hits = self.cache.get_many([work.fingerprint for work in todo]) if self.cache is not None else {}
+        for work in todo:
+            hit = hits.get(work.fingerprint)
+            if hit is not None:
+                counts.cache_hits += 1
+                self._finish(work, hit, log, existing)
+            else:
+                plan.pending.append(work)
 
     async def _dispatch(self, plan: _Plan, log: RunLog, existing: dict[Key, SampleRecord]) -> None:
         size = max(1, self.backend.batch_size)
@@ -171,6 +176,7 @@ class Runner:
         record = read_answer(work.bench, sample, record, keep_reasoning=self.keep_reasoning)
         log.append(record)
         existing[record.key] = record
+        self._fresh.add(record.key)
 
     async def _score_all(
         self, runs: Sequence[BenchmarkRun], existing: dict[Key, SampleRecord], plan: _Plan,
@@ -201,8 +207,10 @@ class Runner:
                     if record.fingerprint != plan.fingerprints[key]:
                         stale += 1  # made with another model, prompt or data: never scored
                         continue
-                    records.append(read_answer(bench, sample, self._with_images(record, sample),
-                                               keep_reasoning=self.keep_reasoning))
+                    if key not in self._fresh:
+                        record = read_answer(bench, sample, self._with_images(record, sample),
+                                             keep_reasoning=self.keep_reasoning)
+                    records.append(record)
             entry, final = await score_benchmark(
                 run, records, by_id, self.judge, self.progress, plan.counts[bench.name], self.folder, stale
             )

@@ -44,8 +44,18 @@ class CacheStats(BaseModel):
     size_bytes: int
 
 
+#: Puts written per SQLite transaction: one transaction per answer would cost more than the answer's
+#: whole bookkeeping. A kill loses at most this many cache entries, never an answer (the run log has it).
+PUT_BATCH = 256
+#: Keys looked up per query when many are asked at once.
+GET_BATCH = 500
+
+
 class ResponseCache:
-    """Only successful responses are stored; whether a request may be cached is the caller's decision."""
+    """Only successful responses are stored; whether a request may be cached is the caller's decision.
+
+    Writes are buffered and committed in batches (`flush`, and on `close`); reads see the buffer.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -59,29 +69,52 @@ class ResponseCache:
             "CREATE TABLE IF NOT EXISTS responses ("
             " key TEXT PRIMARY KEY, model TEXT NOT NULL, response TEXT NOT NULL, created REAL NOT NULL)"
         )
+        self._pending: dict[str, tuple[str, str, str, float]] = {}
 
     def get(self, key: str) -> ModelResponse | None:
-        row = self._db.execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
-        if row is None:
-            return None
-        response = ModelResponse.model_validate_json(row[0])
-        return response.model_copy(update={"cached": True})
+        return self.get_many([key]).get(key)
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, ModelResponse]:
+        """The cached responses of those `keys` that have one."""
+        found: dict[str, str] = {key: self._pending[key][2] for key in keys if key in self._pending}
+        wanted = [key for key in keys if key not in found]
+        for start in range(0, len(wanted), GET_BATCH):
+            chunk = wanted[start : start + GET_BATCH]
+            marks = ",".join("?" * len(chunk))
+            # Only "?" marks go into the text; the keys are bound as parameters.
+            query = f"SELECT key, response FROM responses WHERE key IN ({marks})"
+            found.update(self._db.execute(query, chunk).fetchall())
+        return {key: ModelResponse.model_validate_json(text).model_copy(update={"cached": True})
+                for key, text in found.items()}
 
     def put(self, key: str, response: ModelResponse, model: str = "") -> None:
         if not response.ok:
             return
-        self._db.execute(
-            "INSERT OR REPLACE INTO responses (key, model, response, created) VALUES (?, ?, ?, ?)",
-            (key, model, response.model_dump_json(), time.time()),
-        )
+        self._pending[key] = (key, model, response.model_dump_json(), time.time())
+        if len(self._pending) >= PUT_BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        """Commit the buffered puts in one transaction."""
+        if not self._pending:
+            return
+        rows = list(self._pending.values())
+        with self._db:  # one transaction
+            self._db.execute("BEGIN")
+            self._db.executemany(
+                "INSERT OR REPLACE INTO responses (key, model, response, created) VALUES (?, ?, ?, ?)", rows
+            )
+        self._pending.clear()
 
     def stats(self) -> CacheStats:
+        self.flush()
         entries = self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
         models = dict(self._db.execute("SELECT model, COUNT(*) FROM responses GROUP BY model").fetchall())
         size = sum(p.stat().st_size for p in self.path.parent.glob(self.path.name + "*") if p.is_file())
         return CacheStats(path=str(self.path), entries=int(entries), models=models, size_bytes=size)
 
     def clear(self, model: str | None = None) -> int:
+        self.flush()
         if model is None:
             cursor = self._db.execute("DELETE FROM responses")
         else:
@@ -90,6 +123,7 @@ class ResponseCache:
         return int(cursor.rowcount)
 
     def close(self) -> None:
+        self.flush()
         self._db.close()
 
 
