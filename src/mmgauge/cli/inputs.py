@@ -33,6 +33,19 @@ def read_csv(path: Path) -> pd.DataFrame:
         raise UserError(f"cannot read CSV: {detail}", file=str(path)) from None
 
 
+def read_text(path: Path) -> str:
+    """``path`` as UTF-8 text; a missing, unreadable or non-UTF-8 file is a UserError naming it."""
+    if not path.is_file():
+        raise UserError("no such file", file=str(path))
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as problem:
+        line = path.read_bytes()[: problem.start].count(b"\n") + 1
+        byte = problem.object[problem.start]
+        message = f"not UTF-8 text (byte 0x{byte:02x}); save it as UTF-8"
+        raise UserError(message, file=str(path), line=line) from None
+
+
 WORKBOOK_SUFFIXES: Final = (".xlsx", ".xlsm", ".xls")
 #: The release workbook's columns besides the 18 counts (`Unnamed: N` columns are matched by prefix).
 RELEASE_EXTRAS: Final = ("subid", "total_acc")
