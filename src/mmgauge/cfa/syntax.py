@@ -55,7 +55,9 @@ def _statements(text: str) -> list[tuple[int, str]]:
             if not part:
                 continue
             continues = pieces and (pieces[-1][1].endswith(("+", "*")) or part.startswith(("+", "*")))
-            if continues or (pieces and not any(op in part for op in _OPERATORS)):
+            # A piece with no operator continues the statement before; a refused operator (:=, ==, ...) starts
+            # its own statement, so its error names its own line.
+            if continues or (pieces and not any(op in part for op in _OPERATORS + _REFUSED)):
                 pieces[-1] = (pieces[-1][0], pieces[-1][1] + " " + part)
             else:
                 pieces.append((number, part))

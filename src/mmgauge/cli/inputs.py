@@ -63,15 +63,9 @@ def is_workbook(path: Path) -> bool:
 
 
 def read_workbook(path: Path) -> pd.DataFrame:
-    import pandas as pd
+    from mmgauge.datasources.spreadsheets import read_sheet
 
-    if not path.is_file():
-        raise UserError("no such file", file=str(path))
-    try:
-        return pd.read_excel(path, sheet_name=0)
-    except Exception as problem:  # openpyxl raises many types for a damaged workbook
-        detail = " ".join(str(problem).split())
-        raise UserError(f"cannot read the workbook: {detail}", file=str(path)) from None
+    return read_sheet(path)
 
 
 def read_counts(path: Path, indicators: tuple[str, ...], ignore: list[str]) -> pd.DataFrame:

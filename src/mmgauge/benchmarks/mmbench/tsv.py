@@ -27,6 +27,7 @@ import numpy.typing as npt
 
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import ImageRef
+from mmgauge.datasources.spreadsheets import read_sheet
 
 #: Option columns are A, B, ... in this order; MMBench-form files use at most 9.
 OPTION_LETTERS: Final = "ABCDEFGHI"
@@ -113,13 +114,8 @@ def _read_text_table(path: Path, images: bool) -> dict[str, ObjArray]:
     if not path.is_file():
         raise UserError("no such file", file=str(path))
     if path.suffix.lower() in (".xlsx", ".xlsm", ".xls"):
-        import pandas as pd
-
-        try:
-            # No NA guessing: an option or an answer reading "None", "NA", "N/A" or "null" is text.
-            frame = pd.read_excel(path, dtype=str, keep_default_na=False, na_values=[]).fillna("")
-        except ValueError as error:
-            raise UserError(f"cannot read the spreadsheet: {error}", file=str(path)) from None
+        # No NA guessing: an option or an answer reading "None", "NA", "N/A" or "null" is text.
+        frame = read_sheet(path, dtype=str, keep_default_na=False, na_values=[]).fillna("")
         names = [str(column).strip() for column in frame.columns]
         columns = {name: frame.iloc[:, i].to_numpy(dtype=object) for i, name in enumerate(names)}
     else:

@@ -25,6 +25,7 @@ from typing import Final
 
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import ImageRef
+from mmgauge.datasources.spreadsheets import read_sheet
 from mmgauge.scoring.mme import SUBTASKS
 
 IMAGE_SUFFIXES: Final = (".jpg", ".jpeg", ".png", ".bmp", ".gif", ".webp")
@@ -194,12 +195,7 @@ def read_table(path: Path) -> list[Row]:
     if suffix in (".tsv", ".txt"):
         return _read_tsv(path)
     if suffix in (".xlsx", ".xls"):
-        try:
-            import pandas as pd  # only spreadsheets need it; keeps every other command's start-up light
-
-            frame = pd.read_excel(path, dtype=str, keep_default_na=False)
-        except Exception as exc:  # openpyxl raises many types for a damaged workbook
-            raise UserError(f"cannot read spreadsheet: {exc}", file=str(path)) from exc
+        frame = read_sheet(path, dtype=str, keep_default_na=False)
         # Row 1 of the sheet is the header, so data row i is spreadsheet row i + 2.
         return [Row(i + 2, {str(k): str(v) for k, v in rec.items()})
                 for i, rec in enumerate(frame.to_dict("records"))]

@@ -1,0 +1,125 @@
+"""Hostile and broken inputs through the command line: each ends in one line naming the file and what is
+wrong, with exit status 2 (every case here was a traceback, a silent wrong value or a wrong location)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+HS_MODEL = "visual =~ x1 + x2 + x3\ntextual =~ x4 + x5 + x6\nspeed =~ x7 + x8 + x9\n"
+
+
+def truncated_workbook(tmp_path: Path) -> Path:
+    whole = tmp_path / "whole.xlsx"
+    table = pd.DataFrame({"index": [0, 1], "question": ["q", "r"], "prediction": ["A", "B"]})
+    table.to_excel(whole, index=False)
+    broken = tmp_path / "broken.xlsx"
+    broken.write_bytes(whole.read_bytes()[:-40])
+    return broken
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("score", "mmbench", "{xlsx}"),
+        ("score", "level", "{xlsx}"),
+        ("score", "mme", "{xlsx}"),
+        ("score", "m3gia", "--language", "en", "--counts", "{xlsx}"),
+        ("run", "--model", "replay:{xlsx}", "--bench", "mmbench", "--limit", "1", "--out", "{tmp}/run"),
+    ],
+)
+def test_truncated_workbook_is_one_line_naming_it(cli: Any, tmp_path: Path, command: tuple[str, ...]) -> None:
+    broken = truncated_workbook(tmp_path)
+    args = [part.format(xlsx=broken, tmp=tmp_path) for part in command]
+    line = cli(*args).error_line()
+    assert f"{broken}: cannot read the workbook (damaged, truncated or not .xlsx)" in line
+
+
+def holzinger_swineford(tmp_path: Path) -> tuple[pd.DataFrame, Path]:
+    rng = np.random.default_rng(1939)
+    frame = pd.DataFrame(rng.normal(size=(60, 9)), columns=[f"x{i}" for i in range(1, 10)])
+    model = tmp_path / "hs.lav"
+    model.write_text(HS_MODEL, encoding="utf-8")
+    return frame, model
+
+
+@pytest.mark.parametrize(
+    ("damage", "expected"),
+    [
+        ("constant", "data.csv, field 'x2': constant column (every value is 5)"),
+        ("infinite", "data.csv:5, field 'x2': infinite value"),
+        ("one_row", "data.csv: need at least two rows of observations, found 1"),
+        ("text", "data.csv:5, field 'x2': missing or non-numeric value"),
+    ],
+)
+def test_cfa_data_that_cannot_be_fitted(cli: Any, tmp_path: Path, damage: str, expected: str) -> None:
+    frame, model = holzinger_swineford(tmp_path)
+    frame = frame.astype(object)
+    if damage == "constant":
+        frame["x2"] = 5.0
+    elif damage == "infinite":
+        frame.loc[3, "x2"] = np.inf
+    elif damage == "one_row":
+        frame = frame.head(1)
+    else:
+        frame.loc[3, "x2"] = "n/a"
+    data = tmp_path / "data.csv"
+    frame.to_csv(data, index=False)
+    if damage != "one_row":  # one row of nine variables: fit names it as singular data too, checked below
+        assert expected in cli("cfa", "check", data).error_line()
+    pytest.importorskip("semopy")
+    assert expected in cli("cfa", "fit", "--data", data, "--model", model).error_line()
+
+
+def test_cfa_fewer_rows_than_variables_is_singular_data(cli: Any, tmp_path: Path) -> None:
+    frame, model = holzinger_swineford(tmp_path)
+    data = tmp_path / "data.csv"
+    frame.head(5).to_csv(data, index=False)
+    assert "data.csv: the correlation matrix is singular (5 rows for 9 variables)" in cli(
+        "cfa", "check", data
+    ).error_line()
+    pytest.importorskip("semopy")
+    line = cli("cfa", "fit", "--data", data, "--model", model).error_line()
+    assert "data.csv: the sample covariance matrix is singular (5 rows for 9 variables)" in line
+
+
+def test_lav_files_errors_name_the_file_and_line(cli: Any, tmp_path: Path) -> None:
+    pytest.importorskip("semopy")
+    frame, _ = holzinger_swineford(tmp_path)
+    data = tmp_path / "data.csv"
+    frame.to_csv(data, index=False)
+    latin1 = tmp_path / "latin1.lav"
+    latin1.write_bytes("# mod\u00e8le\nf =~ x1 + x2 + x3\n".encode("latin-1"))
+    assert "latin1.lav:1: not UTF-8 text (byte 0xe8)" in cli(
+        "cfa", "fit", "--data", data, "--model", latin1
+    ).error_line()
+    refused = tmp_path / "refused.lav"
+    refused.write_text("f =~ x1 + x2 + x3\n\ng := 2*f\n", encoding="utf-8")
+    assert "refused.lav:3: lavaan operator ':=' is not supported" in cli(
+        "cfa", "fit", "--data", data, "--model", refused
+    ).error_line()
+    unknown = tmp_path / "unknown.lav"
+    unknown.write_text("f =~ x1 + x2 + y9\n", encoding="utf-8")
+    line = cli("cfa", "fit", "--data", data, "--model", unknown).error_line()
+    assert "unknown.lav, field 'y9': model variable is neither a latent (=~) nor a column of" in line
+    assert str(data) in line
+    too_few = tmp_path / "too_few.lav"
+    too_few.write_text("f =~ x1 + x2\n", encoding="utf-8")
+    assert "too_few.lav: the model is not identified: 4 free parameters for 3 (co)variances" in cli(
+        "cfa", "fit", "--data", data, "--model", too_few
+    ).error_line()
+
+
+def json_tokens(text: str) -> str:
+    """Whether ``text`` is strict JSON (no NaN/Infinity): parse it refusing the non-standard constants."""
+
+    def refuse(name: str) -> Any:
+        raise AssertionError(f"{name} in JSON output")
+
+    json.loads(text, parse_constant=refuse)
+    return text
