@@ -123,3 +123,107 @@ def json_tokens(text: str) -> str:
 
     json.loads(text, parse_constant=refuse)
     return text
+
+
+def m3gia_counts(tmp_path: Path) -> tuple[Path, list[str]]:
+    from importlib import resources
+    from io import StringIO
+
+    cfa = resources.files("mmgauge").joinpath("data").joinpath("m3gia").joinpath("cfa")
+    table = pd.read_csv(StringIO(cfa.joinpath("en.csv").read_text(encoding="utf-8")))
+    table = table.drop(columns=["subid", "total_acc", "Unnamed: 20"]).head(3)
+    path = tmp_path / "counts.csv"
+    table.to_csv(path, index=False)
+    return path, [str(c) for c in table.columns]
+
+
+@pytest.mark.parametrize(
+    ("sd", "expected"),
+    [
+        ("nan", "stats.csv:17, field 'Raven': human SD must be a positive finite number, not nan"),
+        ("", "stats.csv:17, field 'Raven': human SD must be a positive finite number, not nan"),
+        ("0", "stats.csv:17, field 'Raven': human SD must be a positive finite number, not 0.0"),
+        ("-2", "stats.csv:17, field 'Raven': human SD must be a positive finite number, not -2.0"),
+        ("inf", "stats.csv:17, field 'Raven': human SD must be a positive finite number, not inf"),
+        ("wide", "stats.csv:17, field 'sd': not a number: 'wide'"),
+    ],
+)
+def test_human_stats_that_would_make_nan_scores(cli: Any, tmp_path: Path, sd: str, expected: str) -> None:
+    counts, columns = m3gia_counts(tmp_path)
+    stats = tmp_path / "stats.csv"
+    lines = [f"{column},3,{sd if column == 'Raven' else '1.5'}" for column in columns]
+    stats.write_text("column,mean,sd\n" + "\n".join(lines) + "\n")
+    assert columns.index("Raven") + 2 == 17
+    for extra in ((), ("--json",)):
+        result = cli("score", "m3gia", "--language", "en", "--counts", counts, "--scale", "standardised",
+                     "--human-stats", stats, *extra)
+        assert expected in result.error_line() and result.out == ""
+
+
+def test_human_stats_text_mean_and_missing_column(cli: Any, tmp_path: Path) -> None:
+    counts, columns = m3gia_counts(tmp_path)
+    stats = tmp_path / "stats.csv"
+    lines = [f"{column},{'many' if column == columns[2] else 3},1.5" for column in columns[:-1]]
+    stats.write_text("column,mean,sd\n" + "\n".join(lines) + "\n")
+    args = ("score", "m3gia", "--language", "en", "--counts", counts, "--scale", "standardised")
+    line = cli(*args, "--human-stats", stats).error_line()
+    assert "stats.csv:4, field 'mean': not a number: 'many'" in line
+    stats.write_text("column,mean,sd\n" + "\n".join(lines).replace("many", "3") + "\n")
+    line = cli(*args, "--human-stats", stats).error_line()
+    assert f"stats.csv, field '{columns[-1]}': human statistics lack this column" in line
+
+
+def test_m3gia_count_errors_name_the_files_own_line(cli: Any, tmp_path: Path) -> None:
+    # The header is line 1: the first row of counts is line 2 (it was reported as line 1).
+    counts, _ = m3gia_counts(tmp_path)
+    table = pd.read_csv(counts).astype(object)
+    table.loc[0, "Raven"] = "many"
+    table.to_csv(counts, index=False)
+    line = cli("score", "m3gia", "--language", "en", "--counts", counts).error_line()
+    assert "counts.csv:2, field 'Raven': not a number: 'many'" in line
+    table.loc[0, "Raven"] = 1
+    table.loc[2, "Logo"] = 999
+    table.to_csv(counts, index=False)
+    assert "counts.csv:4, field 'Logo': count 999 outside" in cli(
+        "score", "m3gia", "--language", "en", "--counts", counts
+    ).error_line()
+    # A workbook: sheet row 1 is the header; a blank row dropped above keeps the rows below on their own row.
+    book = tmp_path / "counts.xlsx"
+    blank = pd.DataFrame([[None] * table.shape[1]], columns=table.columns)
+    pd.concat([table.head(2), blank, table.tail(1)]).to_excel(book, index=False)
+    assert "counts.xlsx:5, field 'Logo': count 999 outside" in cli(
+        "score", "m3gia", "--language", "en", "--counts", book
+    ).error_line()
+
+
+def test_json_output_is_strict_json_with_null_for_non_finite_numbers(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mmgauge.cfa import fit as cfa_fit
+
+    real = cfa_fit.fit_cfa
+
+    def undefined_indices(*args: Any, **kwargs: Any) -> Any:
+        return real(*args, **kwargs).model_copy(update={"cfi": float("nan"), "tli": float("-inf")})
+
+    pytest.importorskip("semopy")
+    monkeypatch.setattr(cfa_fit, "fit_cfa", undefined_indices)
+    frame, model = holzinger_swineford(tmp_path)
+    data = tmp_path / "data.csv"
+    frame.to_csv(data, index=False)
+    result = cli("cfa", "fit", "--data", data, "--model", model, "--json")
+    assert result.code == 0
+    out = json.loads(json_tokens(result.out))
+    assert out["cfi"] is None and out["tli"] is None and out["chisq"] > 0
+    assert result.err.strip() == "note: not a finite number, written as null: cfi, tli"
+
+
+def test_every_json_option_prints_through_the_strict_writer() -> None:
+    # `--json` commands must not call json.dumps themselves (it writes bare NaN/Infinity by default).
+    import mmgauge.cli
+
+    folder = Path(mmgauge.cli.__file__).parent
+    offenders = [
+        p.name for p in folder.glob("*.py") if p.name != "json_output.py" and "json.dumps(" in p.read_text()
+    ]
+    assert offenders == []

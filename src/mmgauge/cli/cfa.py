@@ -7,7 +7,6 @@
 
 from __future__ import annotations
 
-import json
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -15,6 +14,7 @@ from typing import Annotated
 import typer
 
 from mmgauge.cli.inputs import read_csv, read_text
+from mmgauge.cli.json_output import print_json
 
 app = typer.Typer(rich_markup_mode=None,
     add_completion=False, help="Confirmatory factor analysis (lavaan syntax, fitted with semopy)."
@@ -69,7 +69,7 @@ def fit_command(
         model_source=str(model),
     )
     if as_json:
-        typer.echo(json.dumps(result.model_dump()))
+        print_json(result.model_dump())
         return
     typer.echo(
         f"{result.estimator}  N={result.nobs}  converged={result.converged}  chisq={result.chisq:.3f} "
@@ -94,7 +94,7 @@ def check_command(
 
     result = check_data(read_csv(data), source=str(data))
     if as_json:
-        typer.echo(json.dumps(result.model_dump()))
+        print_json(result.model_dump())
         return
     typer.echo(f"N={result.nobs}  KMO={result.kmo.overall:.4f}")
     typer.echo(

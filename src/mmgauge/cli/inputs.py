@@ -77,7 +77,8 @@ def read_counts(path: Path, indicators: tuple[str, ...], ignore: list[str]) -> p
             raise UserError("--ignore names a column the file does not have", file=str(path), field=column)
     kept: pd.DataFrame = table.drop(columns=list(ignore))
     if is_workbook(path) and _release_layout([str(c) for c in kept.columns], indicators):
-        counts: pd.DataFrame = kept[list(indicators)].dropna(how="all").reset_index(drop=True)
+        # The index keeps each row's place in the sheet (row i is sheet row i + 2), for errors to name.
+        counts: pd.DataFrame = kept[list(indicators)].dropna(how="all")
         return counts
     return kept
 

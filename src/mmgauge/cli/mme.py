@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -14,6 +13,7 @@ from rich.table import Table
 from mmgauge.benchmarks.mme.official import (
     write_results_folder,
 )
+from mmgauge.cli.json_output import print_json
 from mmgauge.core.errors import UserError
 from mmgauge.scoring.mme import MMEResult, Total
 from mmgauge.store.run_folder import RunFolder
@@ -36,7 +36,7 @@ def score_command(
     result = score_mme(path, parser, notes=read_notes)
     notes = read_notes + _notes(result)
     if as_json:
-        sys.stdout.write(json.dumps(result.official_json()) + "\n")
+        print_json(result.official_json())
         for note in notes:
             sys.stderr.write(f"note: {note}\n")
         return
