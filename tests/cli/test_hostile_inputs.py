@@ -227,3 +227,47 @@ def test_every_json_option_prints_through_the_strict_writer() -> None:
         p.name for p in folder.glob("*.py") if p.name != "json_output.py" and "json.dumps(" in p.read_text()
     ]
     assert offenders == []
+
+
+def test_model_config_settings_must_be_a_mapping(cli: Any, tmp_path: Path) -> None:
+    config = tmp_path / "model.yaml"
+    config.write_text("backend: mock\nmodel: 'yes'\nsettings:\n  - concurrency: 2\n")
+    run = cli("run", "--model", config, "--bench", "mme", "--limit", "1", "--out", tmp_path / "run")
+    line = run.error_line()
+    assert "model.yaml, field 'settings': settings must be a mapping, not a list" in line
+
+
+def sqlite_cache(tmp_path: Path) -> bytes:
+    from mmgauge.core.types import ModelResponse
+    from mmgauge.store.cache import ResponseCache
+
+    cache = ResponseCache(tmp_path / "whole.sqlite")
+    for i in range(400):
+        cache.put(f"k{i}", ModelResponse(text="answer " * 40), model="m")
+    cache._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    cache.close()
+    return (tmp_path / "whole.sqlite").read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("damage", "expected"),
+    [
+        ("garbage", "cannot use the response cache (file is not a database)"),
+        ("truncated", "cannot use the response cache (database disk image is malformed)"),
+        ("folder", "is a folder; the response cache is a file"),
+    ],
+)
+def test_damaged_response_cache_is_one_line_naming_it(
+    cli: Any, tmp_path: Path, damage: str, expected: str
+) -> None:
+    path = tmp_path / "responses.sqlite"
+    if damage == "garbage":
+        path.write_bytes(b"not a database at all\n" * 20)
+    elif damage == "truncated":
+        path.write_bytes(sqlite_cache(tmp_path)[:100])
+    else:
+        path.mkdir()
+    for command in (("cache", "stats"), ("cache", "clear"),
+                    ("run", "--model", "mock", "--bench", "mme", "--limit", "1", "--out", tmp_path / "run")):
+        line = cli(*command, "--cache-path", path).error_line()
+        assert f"{path}: {expected}" in line

@@ -24,6 +24,7 @@ from typing import Any
 from mmgauge.backends._ocr import OcrReader, ocr_model_paths, package_dir
 from mmgauge.backends._quiet import no_transformers_progress_bars
 from mmgauge.core.errors import UserError
+from mmgauge.core.paths import embedded_cache_dir
 
 # Bump when the system prompt, the user-message layout, OCR settings or decoding change: it is part of
 # the fingerprint, so cached answers from an older engine are not served.
@@ -191,7 +192,7 @@ class EmbeddedEngine:
     def converted_dir(self) -> Path:
         """Where the dequantized model is kept, keyed by the weights' hash (see `_load_lm`)."""
         digest = file_sha256(gguf_path())[:16]
-        return Path.home() / ".cache" / "mmgauge" / "embedded" / f"smollm2-135m-{digest}"
+        return embedded_cache_dir() / f"smollm2-135m-{digest}"
 
     def _load_lm(self, path: Path) -> tuple[Any, Any]:
         import torch

@@ -99,6 +99,9 @@ def _load_config_file(path: Path) -> tuple[ModelSpec, dict[str, Any]]:
     if not isinstance(data, dict):
         raise UserError("a model config must be a mapping", file=str(path))
     settings = data.pop("settings", None) or {}
+    if not isinstance(settings, dict):
+        raise UserError(f"settings must be a mapping, not a {type(settings).__name__}", file=str(path),
+                        field="settings")
     if "spec" in data:
         spec, _ = parse_spec(str(data.pop("spec")))
         data = {**spec.model_dump(exclude_defaults=True), **data}

@@ -6,11 +6,14 @@ import hashlib
 import json
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
+from mmgauge.core.errors import UserError
+from mmgauge.core.paths import cache_root
 from mmgauge.core.types import GenerationConfig, ImagePart, Message, ModelResponse
 
 CACHE_SCHEMA = 1
@@ -49,44 +52,67 @@ class ResponseCache:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        if path.is_dir():
+            example = path / "responses.sqlite"
+            raise UserError(f"is a folder; the response cache is a file (e.g. {example})", file=str(path))
         path.parent.mkdir(parents=True, exist_ok=True)
-        # The runner writes from one thread at a time; check_same_thread=False lets it hand the
-        # connection to the executor thread that scoring runs in.
-        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS responses ("
-            " key TEXT PRIMARY KEY, model TEXT NOT NULL, response TEXT NOT NULL, created REAL NOT NULL)"
-        )
+        with self._guard():
+            # The runner writes from one thread at a time; check_same_thread=False lets it hand the
+            # connection to the executor thread that scoring runs in.
+            self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS responses ("
+                " key TEXT PRIMARY KEY, model TEXT NOT NULL, response TEXT NOT NULL, created REAL NOT NULL)"
+            )
+
+    @contextmanager
+    def _guard(self) -> Iterator[None]:
+        """sqlite errors (a damaged, truncated or foreign file; an unwritable place) as one line naming it."""
+        try:
+            yield
+        except sqlite3.DatabaseError as error:  # OperationalError included
+            raise UserError(
+                f"cannot use the response cache ({error}): delete or move the file, pass another "
+                "--cache-path, or run with --no-cache",
+                file=str(self.path),
+            ) from None
 
     def get(self, key: str) -> ModelResponse | None:
-        row = self._db.execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
+        with self._guard():
+            row = self._db.execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
         if row is None:
             return None
-        response = ModelResponse.model_validate_json(row[0])
+        try:
+            response = ModelResponse.model_validate_json(row[0])
+        except ValidationError:
+            return None  # an entry this version cannot read is a miss; the fresh answer replaces it
         return response.model_copy(update={"cached": True})
 
     def put(self, key: str, response: ModelResponse, model: str = "") -> None:
         if not response.ok:
             return
-        self._db.execute(
-            "INSERT OR REPLACE INTO responses (key, model, response, created) VALUES (?, ?, ?, ?)",
-            (key, model, response.model_dump_json(), time.time()),
-        )
+        with self._guard():
+            self._db.execute(
+                "INSERT OR REPLACE INTO responses (key, model, response, created) VALUES (?, ?, ?, ?)",
+                (key, model, response.model_dump_json(), time.time()),
+            )
 
     def stats(self) -> CacheStats:
-        entries = self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
-        models = dict(self._db.execute("SELECT model, COUNT(*) FROM responses GROUP BY model").fetchall())
+        with self._guard():
+            entries = self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+            models = dict(self._db.execute("SELECT model, COUNT(*) FROM responses GROUP BY model").fetchall())
         size = sum(p.stat().st_size for p in self.path.parent.glob(self.path.name + "*") if p.is_file())
         return CacheStats(path=str(self.path), entries=int(entries), models=models, size_bytes=size)
 
     def clear(self, model: str | None = None) -> int:
-        if model is None:
-            cursor = self._db.execute("DELETE FROM responses")
-        else:
-            cursor = self._db.execute("DELETE FROM responses WHERE model = ?", (model,))
-        self._db.execute("VACUUM")
+        with self._guard():
+            if model is None:
+                cursor = self._db.execute("DELETE FROM responses")
+            else:
+                cursor = self._db.execute("DELETE FROM responses WHERE model = ?", (model,))
+            self._db.execute("VACUUM")
         return int(cursor.rowcount)
 
     def close(self) -> None:
@@ -94,4 +120,4 @@ class ResponseCache:
 
 
 def default_cache_path() -> Path:
-    return Path.home() / ".cache" / "mmgauge" / "responses.sqlite"
+    return cache_root() / "responses.sqlite"
