@@ -271,3 +271,39 @@ def test_damaged_response_cache_is_one_line_naming_it(
                     ("run", "--model", "mock", "--bench", "mme", "--limit", "1", "--out", tmp_path / "run")):
         line = cli(*command, "--cache-path", path).error_line()
         assert f"{path}: {expected}" in line
+
+
+FORMULA_ANSWERS = ['=HYPERLINK("http://x","B")', "+1+2", "-2+3", "@SUM(A1)", "\t=1+1", "\r=1+1", "B"]
+
+
+def test_export_mmbench_never_writes_an_answer_as_a_formula(cli: Any, tmp_path: Path) -> None:
+    from openpyxl import load_workbook
+
+    from mmgauge.benchmarks.mmbench.bench import MMBenchBenchmark
+    from mmgauge.core.types import ModelResponse, SampleRecord
+
+    bench = MMBenchBenchmark()
+    data = bench.sample_data(tmp_path)
+    samples = bench.load(data).samples
+    records = [
+        SampleRecord(benchmark="mmbench", sample_id=s.id, fingerprint="f", prompt="p",
+                     response=ModelResponse(text=FORMULA_ANSWERS[i % len(FORMULA_ANSWERS)]),
+                     metadata=bench.record_metadata(s)).model_dump_json()
+        for i, s in enumerate(samples)
+    ]
+    (tmp_path / "samples.jsonl").write_text("\n".join(records) + "\n")
+    out = tmp_path / "sub.xlsx"
+    assert cli("export", "mmbench", data, tmp_path, "--out", out).code == 0
+    sheet = load_workbook(out).active
+    assert sheet is not None
+    cells = [cell for row in sheet.iter_rows(min_row=2) for cell in row if isinstance(cell.value, str)]
+    assert cells and all(cell.data_type == "s" for cell in cells)  # no cell is a formula
+    column = [c.value for c in sheet[1]].index("prediction")
+    answers = [row[column] for row in sheet.iter_rows(min_row=2)]
+    formula_like = [cell for cell in answers if cell.value != "B"]
+    assert formula_like and all(cell.quotePrefix for cell in formula_like)
+    # The answers themselves are unchanged (XML reads a lone CR back as LF), so the file still scores as what
+    # the model said.
+    written = pd.read_excel(out, dtype=str, keep_default_na=False)["prediction"].tolist()
+    expected = [FORMULA_ANSWERS[i % len(FORMULA_ANSWERS)].replace("\r", "\n") for i in range(len(samples))]
+    assert written == expected
