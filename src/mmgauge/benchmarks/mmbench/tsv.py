@@ -310,14 +310,26 @@ def image_refs(table: Table, base_dir: Path) -> list[ImageRef]:
             images.append(ImageRef(b64=cells[target], origin_file=table.source,
                                    origin_line=int(table.line[target]), origin_field="image"))
         elif paths[row]:
-            path = Path(paths[row])
-            path = path if path.is_absolute() else base_dir / path
-            if not path.is_file():
-                raise table.fail(row, f"image file '{path}' does not exist", "image_path")
-            images.append(ImageRef(path=str(path)))
+            images.append(ImageRef(path=str(_image_file(table, row, Path(paths[row]), base_dir))))
         else:
             raise table.fail(row, "the row has no image (neither 'image' nor 'image_path')", "image")
     return images
+
+
+def _image_file(table: Table, row: int, given: Path, base_dir: Path) -> Path:
+    """The file an `image_path` cell names: relative to the table's folder and inside it (links included);
+    an absolute path outside the folder is the table author's explicit choice and is read as written."""
+    from mmgauge.datasources.confine import confined, is_inside
+
+    path = given if given.is_absolute() else base_dir / given
+    if not path.is_file():
+        raise table.fail(row, f"image file '{path}' does not exist", "image_path")
+    if not given.is_absolute() or is_inside(path, base_dir):
+        try:
+            confined(path, base_dir)
+        except UserError as outside:
+            raise table.fail(row, outside.render(), "image_path") from None
+    return path
 
 
 def _follow(table: Table, cells: ObjArray, position_of: dict[str, int], row: int) -> int:

@@ -175,15 +175,18 @@ def subtask_folders(root: Path) -> tuple[list[tuple[str, Path]], list[str]]:
 
 
 def load_release_folder(root: Path) -> list[MMEQuestion]:
+    from mmgauge.datasources.confine import confined, data_root
+
     found, _ = subtask_folders(root)
     if not found:
         raise UserError(f"no MME subtask folder (expected some of: {', '.join(SUBTASKS)})", file=str(root))
+    within = data_root(root)
     questions: list[MMEQuestion] = []
     for subtask, folder in found:
-        images, files = _subtask_files(folder)
+        images, files = _subtask_files(confined(folder, within))
         for order, stem in enumerate(sorted(images, key=lambda s: images[s].name)):
-            image = images[stem]
-            for index, (question, truth) in enumerate(read_question_file(files[stem])):
+            image = confined(images[stem], within)
+            for index, (question, truth) in enumerate(read_question_file(confined(files[stem], within))):
                 questions.append(MMEQuestion(subtask, image.name, index, question, truth, order,
                                              ImageRef(path=str(image))))
     return questions
