@@ -307,3 +307,37 @@ def test_export_mmbench_never_writes_an_answer_as_a_formula(cli: Any, tmp_path: 
     written = pd.read_excel(out, dtype=str, keep_default_na=False)["prediction"].tolist()
     expected = [FORMULA_ANSWERS[i % len(FORMULA_ANSWERS)].replace("\r", "\n") for i in range(len(samples))]
     assert written == expected
+
+
+def mmbench_rows(question_of_row_1: str) -> str:
+    header = "index\tquestion\tA\tB\tanswer\tprediction\tcategory\tl2-category\n"
+    rows = [f"{i}\t{question_of_row_1 if i == 1 else 'q'}\ta\tb\tA\tA\tx\ty\n" for i in range(3)]
+    return header + "".join(rows)
+
+
+def test_score_mmbench_names_the_supported_formats(cli: Any, tmp_path: Path) -> None:
+    comma = mmbench_rows("q").replace("\t", ",")
+    csv_file = tmp_path / "preds.csv"
+    csv_file.write_text(comma)
+    line = cli("score", "mmbench", csv_file).error_line()
+    assert "preds.csv: '.csv' files are not read; MMBench tables are a TSV (.tsv, VLMEvalKit)" in line
+    disguised = tmp_path / "preds.tsv"
+    disguised.write_text(comma)
+    line = cli("score", "mmbench", disguised).error_line()
+    assert "preds.tsv:1: the header has commas but no tab: this is not tab-separated" in line
+    assert "missing" not in line
+
+
+def test_a_cell_longer_than_a_read_block_is_read_and_a_huge_one_named(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mmgauge.benchmarks.mmbench import tsv
+
+    long_question = tmp_path / "long.tsv"  # 3 MB in one row: longer than pyarrow's 1 MB block
+    long_question.write_text(mmbench_rows("x" * (3 * 2**20)))
+    result = cli("score", "mmbench", long_question, "--json")
+    assert result.code == 0, result.err
+    assert json.loads(json_tokens(result.out))["groups"] == {"0": 1, "1": 1, "2": 1}
+    monkeypatch.setattr(tsv, "MAX_CELL_BYTES", 2 * 2**20)  # instead of writing a 64 MB file
+    line = cli("score", "mmbench", long_question).error_line()
+    assert "long.tsv:3, field 'question': a cell of 3 MB; cells over 2 MB are not read" in line

@@ -110,9 +110,19 @@ def _vlmevalkit_names(columns: dict[str, ObjArray], source: str) -> dict[str, Ob
     return renamed
 
 
+#: What MMBench-form tables may be, for the message when a file is none of them.
+SUPPORTED_FORMATS: Final = (
+    "a TSV (.tsv, VLMEvalKit), an XLSX (.xlsx, VLMEvalKit and lmms-eval predictions), JSON lines (.jsonl, "
+    "lmms-eval's --log_samples), or .parquet/.arrow files or a folder of them (lmms-lab)"
+)
+
+
 def _read_text_table(path: Path, images: bool) -> dict[str, ObjArray]:
     if not path.is_file():
         raise UserError("no such file", file=str(path))
+    if path.suffix.lower() in (".csv", ".json"):
+        raise UserError(f"'{path.suffix}' files are not read; MMBench tables are {SUPPORTED_FORMATS}",
+                        file=str(path))
     if path.suffix.lower() in (".xlsx", ".xlsm", ".xls"):
         # No NA guessing: an option or an answer reading "None", "NA", "N/A" or "null" is text.
         frame = read_sheet(path, dtype=str, keep_default_na=False, na_values=[]).fillna("")
@@ -135,19 +145,36 @@ def _read_tsv(path: Path, images: bool) -> dict[str, ObjArray]:
     except UnicodeDecodeError:
         raise UserError("not valid UTF-8 text", file=str(path), line=_bad_utf8_line(path)) from None
     names = [name.strip() for name in header]
+    if len(names) == 1 and names[0].count(",") >= 2:
+        raise UserError(f"the header has commas but no tab: this is not tab-separated; MMBench tables are "
+                        f"{SUPPORTED_FORMATS}", file=str(path), line=1)
     if len(set(names)) != len(names):
         doubled = sorted({name for name in names if names.count(name) > 1})
         raise UserError(f"the header names column(s) twice: {', '.join(doubled)}", file=str(path), line=1)
     kept = [name for name in names if images or name != "image"]
-    try:
-        table = pacsv.read_csv(
+
+    def parse(block_size: int | None) -> pa.Table:
+        read = pacsv.ReadOptions(column_names=names, skip_rows=1)
+        if block_size is not None:
+            read.block_size = block_size
+        return pacsv.read_csv(
             path,
-            read_options=pacsv.ReadOptions(column_names=names, skip_rows=1),
+            read_options=read,
             convert_options=pacsv.ConvertOptions(
                 column_types=dict.fromkeys(names, pa.string()), strings_can_be_null=False,
                 quoted_strings_can_be_null=False, include_columns=kept),
             parse_options=pacsv.ParseOptions(delimiter="\t", newlines_in_values=True),
         )
+
+    try:
+        try:
+            table = parse(None)
+        except pa.ArrowInvalid as error:
+            if "straddl" not in str(error):
+                raise
+            # A row longer than pyarrow's block (1 MB by default), e.g. a large base64 image: read again with
+            # blocks that hold the longest row, unless one cell is beyond what is read at all.
+            table = parse(_block_size_for(path, names))
     except (pa.ArrowInvalid, UnicodeDecodeError) as error:
         bad = _first_bad_row(path, len(names))
         if bad is not None:
@@ -161,6 +188,30 @@ def _read_tsv(path: Path, images: bool) -> dict[str, ObjArray]:
         array[:] = values
         columns[name] = array
     return columns
+
+
+#: The largest cell a table may hold (a base64 image of about 48 MB); a larger one is refused, naming it.
+MAX_CELL_BYTES = 64 * 2**20
+
+
+def _block_size_for(path: Path, names: list[str]) -> int:
+    """A pyarrow block size that holds the file's longest row; a cell over MAX_CELL_BYTES is a UserError."""
+    csv.field_size_limit(2**31 - 1)
+    longest_row = 0
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        reader = csv.reader(handle, delimiter="\t")
+        next(reader, None)
+        start = reader.line_num + 1
+        for fields in reader:
+            sizes = [len(cell.encode("utf-8")) for cell in fields]
+            for size, name in zip(sizes, names, strict=False):
+                if size > MAX_CELL_BYTES:
+                    limit = MAX_CELL_BYTES // 2**20
+                    message = f"a cell of {size / 2**20:.0f} MB; cells over {limit} MB are not read (broken?)"
+                    raise UserError(message, file=str(path), line=start, field=name)
+            longest_row = max(longest_row, sum(sizes) + len(sizes))
+            start = reader.line_num + 1
+    return min(2**31 - 1, max(1 << 20, 2 * longest_row + 4096))
 
 
 def _first_bad_row(path: Path, width: int) -> tuple[int, str] | None:
