@@ -340,7 +340,9 @@ def parse_table(columns: dict[str, ObjArray], source: str, *, need_image: bool =
 def load_table(path: Path, *, need_image: bool = False, need_prediction: bool = False,
                need_category: bool = True) -> Table:
     columns, image_data = read_table_columns(path, images=need_image)
-    headed = path.is_file() and path.suffix.lower() in (".tsv", ".txt", ".xlsx", ".xlsm", ".xls")
+    # TSV and XLSX (whatever the file is called: any other name is read as TSV) have a header line;
+    # JSON lines and parquet/arrow rows are numbered from 1.
+    headed = path.is_file() and path.suffix.lower() not in (".jsonl", ".parquet", ".arrow")
     first_line = 2 if headed else 1
     return parse_table(columns, str(path), need_image=need_image, need_prediction=need_prediction,
                        need_category=need_category, image_data=image_data, first_line=first_line)
