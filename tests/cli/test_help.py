@@ -34,13 +34,14 @@ def test_help_shows_no_placeholders_or_bool_values(cli: Any) -> None:
         assert result.code == 0, (path, result.err)
         usage = result.out.splitlines()[0]
         assert usage.startswith("Usage: mmgauge") and "{" not in usage, (path, usage)
-        assert "<bool>" not in result.out, path
+        assert "<bool>" not in result.out and "<list[" not in result.out, path
         lines = result.out.splitlines()
         if "Arguments:" in lines:  # NAME, not `name <type>`
             first = lines[lines.index("Arguments:") + 1].split()[0]
             assert first.rstrip(".").isupper(), (path, first)
     assert "Usage: mmgauge sample [OPTIONS] BENCH" in cli("sample", "--help").out
     assert "Usage: mmgauge report [OPTIONS] RUN_DIRS..." in cli("report", "--help").out
+    assert "--data <str> " in cli("run", "--help").out and "[repeatable]" in cli("run", "--help").out
 
 
 def test_both_exports_write_to_out(cli: Any, tmp_path: Path) -> None:

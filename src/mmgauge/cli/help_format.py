@@ -2,15 +2,17 @@
 
 Typer writes a required argument as `{name}` in the usage line and as `name <type>` in the Arguments list,
 which reads like a template placeholder. Here they are written the usual way: `NAME`, `[NAME]` when
-optional, `NAME...` when repeatable. Options are left as Typer shows them (`--out <path>`; flags bare).
+optional, `NAME...` when repeatable. Options keep Typer's form (`--out <path>`; flags bare), except that a
+repeatable option shows the type of one value (`--data <str>`, not `--data <list[str]>`) and says so.
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 import typer
-from typer.core import TyperArgument, TyperCommand
+from typer.core import TyperArgument, TyperCommand, TyperOption
 
 if TYPE_CHECKING:
     from typer import _click as click  # the click Typer vendors and builds its commands on
@@ -43,6 +45,11 @@ class PlainArgumentsCommand(TyperCommand):
                 continue
             if isinstance(param, TyperArgument):
                 arguments.append((argument_name(param), record[1]))
+            elif isinstance(param, TyperOption) and param.multiple:
+                names, help_text = record
+                if "repeatable" not in help_text:
+                    help_text = f"{help_text}  [repeatable]".strip()
+                options.append((re.sub(r"<list\[(.+?)\]>", r"<\1>", names), help_text))
             else:
                 options.append(record)
         for title, rows in (("Arguments", arguments), ("Options", options)):

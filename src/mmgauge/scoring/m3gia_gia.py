@@ -1,7 +1,8 @@
 """M3GIA's General Intelligence Ability (GIA) score from the published CFA models.
 
 The release fits one bifactor model per language (general factor ``Cog`` on all 18 question types plus the
-group factors Gc, Gv, Grw, Gq, Gf; lavaan, estimator MLR, std.lv, orthogonal factors) and scores an MLLM
+group factors Gc, Gv, Grw, Gq, Gf; lavaan, estimator MLR, std.lv, orthogonal factors: to refit one, pass
+``mmgauge.cfa.fit.M3GIA_SETTINGS``, since ``fit_cfa``'s defaults are lavaan's ``cfa()``) and scores an MLLM
 with ``lavPredict`` (regression method): with the published Lambda, Psi, Theta, nu and alpha,
 
     Sigma = Lambda Psi Lambda' + Theta,   W = Psi Lambda' Sigma^-1,   f = alpha + W (x - nu),
