@@ -174,3 +174,41 @@ def test_bad_arguments_are_user_errors(engine: EmbeddedEngine) -> None:
     with pytest.raises(UserError):
         engine.answer_batch([item], max_new_tokens=4, temperature=-1.0, seed=None)
     assert engine.answer_batch([], max_new_tokens=4, temperature=0.0, seed=None) == []
+
+
+def bomb_png(width: int, height: int) -> bytes:
+    """A 1-bit PNG of the given size, all zeros: a few kB that decode to width x height pixels."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    rows = b"".join(b"\x00" + b"\x00" * ((width + 7) // 8) for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 1, 0, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows, 9))
+            + chunk(b"IEND", b""))
+
+
+def test_images_too_large_to_decode_are_refused_from_the_header() -> None:
+    from mmgauge.backends._ocr import ImageUnreadable, check_size
+
+    check_size(render("ok"))
+    check_size(b"not an image")  # left to the OCR engine, which names the problem
+    with pytest.raises(ImageUnreadable, match="10000x10000 pixels is larger than"):
+        check_size(bomb_png(10_000, 10_000))  # above Pillow's warning threshold, below its error one
+    with pytest.raises(ImageUnreadable, match="too large to decode safely"):
+        check_size(bomb_png(20_000, 20_000))
+
+
+@needs_models
+def test_an_unreadable_image_fails_its_item_only(engine: EmbeddedEngine, hello: bytes) -> None:
+    items = [
+        EngineInput(system=None, text=QUESTION, images=[bomb_png(20_000, 20_000)],
+                    origins=["data.tsv:7, field 'image'"]),
+        EngineInput(system=None, text=QUESTION, images=[hello], origins=["data.tsv:8, field 'image'"]),
+    ]
+    first, second = engine.answer_batch(items, max_new_tokens=6, temperature=0.0, seed=None)
+    assert first.error is not None and first.error.startswith("data.tsv:7, field 'image': image too large")
+    assert first.text == "" and first.completion_tokens == 0
+    assert second.error is None and second.text and "HELLO" in second.ocr_text

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from mmgauge.cfa import measures
-from mmgauge.cfa.fit import fit_cfa
+from mmgauge.cfa.fit import M3GIA_SETTINGS, fit_cfa
 from mmgauge.cfa.syntax import parse
 from mmgauge.core.errors import UserError
 
@@ -38,7 +38,7 @@ TWO_FACTOR_MODEL = "f1 =~ x1 + x2 + x3 + x4\nf2 =~ x5 + x6 + x7 + x8"
 def test_french_model_reproduces_published_loadings() -> None:
     data = pd.read_csv(StringIO(cfa_text("Fr_human_z.csv")))
     published = pd.read_csv(StringIO(cfa_text("Fr_lambda.csv")), index_col=0)
-    result = fit_cfa(data, cfa_text("Fr_model.lav"), estimator="MLR", std_lv=True, orthogonal=True)
+    result = fit_cfa(data, cfa_text("Fr_model.lav"), **M3GIA_SETTINGS.model_dump())
     assert result.converged
     got = np.array([[result.loadings[f].get(i, 0.0) for f in published.columns] for i in published.index])
     # lavaan stopped ~3e-6 short of the optimum (its chisq at the published values is higher than ours).
@@ -59,7 +59,7 @@ def test_french_model_reproduces_published_loadings() -> None:
 def test_two_factor_model_recovers_simulated_loadings() -> None:
     phi = np.array([[1.0, 0.3], [0.3, 1.0]])
     data = simulate(TWO_FACTOR, phi, n=3000, seed=8)
-    result = fit_cfa(data, TWO_FACTOR_MODEL, estimator="ML", orthogonal=False)
+    result = fit_cfa(data, TWO_FACTOR_MODEL, estimator="ML", std_lv=True, orthogonal=False)
     assert result.converged
     for j, name in enumerate(data.columns):
         factor = "f1" if j < 4 else "f2"
@@ -73,11 +73,11 @@ def test_two_factor_model_recovers_simulated_loadings() -> None:
 
 def test_marker_identification_and_robust_errors_on_normal_data() -> None:
     data = simulate(TWO_FACTOR, np.eye(2), n=2000, seed=3)
-    marker = fit_cfa(data, TWO_FACTOR_MODEL, estimator="MLR", std_lv=False)
+    marker = fit_cfa(data, TWO_FACTOR_MODEL, estimator="MLR", std_lv=False, orthogonal=True)
     assert marker.loadings["f1"]["x1"] == 1.0 and marker.loadings_se["f1"]["x1"] is None
     assert marker.loadings["f1"]["x2"] == pytest.approx(0.7 / 0.8, abs=0.08)
-    ml = fit_cfa(data, TWO_FACTOR_MODEL, estimator="ML")
-    mlr = fit_cfa(data, TWO_FACTOR_MODEL, estimator="MLR")
+    ml = fit_cfa(data, TWO_FACTOR_MODEL, estimator="ML", std_lv=True, orthogonal=True)
+    mlr = fit_cfa(data, TWO_FACTOR_MODEL, **M3GIA_SETTINGS.model_dump())
     assert ml.loadings == mlr.loadings
     # Normal data: the sandwich agrees with the model-based errors up to sampling noise.
     for name in ("x1", "x2", "x3"):
@@ -89,7 +89,7 @@ def test_marker_identification_and_robust_errors_on_normal_data() -> None:
 def test_shared_labels_are_equality_constraints_and_do_not_hang() -> None:
     data = simulate(TWO_FACTOR, np.eye(2), n=1500, seed=11)
     model = "f1 =~ a*x1 + a*x2 + b*x3 + b*x4\nf2 =~ c*x5 + d*x6 + e*x7 + g*x8"
-    result = fit_cfa(data, model, estimator="ML")
+    result = fit_cfa(data, model, estimator="ML", std_lv=True, orthogonal=True)
     assert result.loadings["f1"]["x1"] == result.loadings["f1"]["x2"]
     assert result.loadings["f1"]["x1"] == pytest.approx(0.75, abs=0.05)
     assert result.df == 36 - 14
@@ -101,7 +101,7 @@ def test_second_order_structure() -> None:
     phi = np.outer(gamma, gamma) + np.diag(1 - gamma**2)
     data = simulate(loadings, phi, n=2000, seed=5)
     model = "f1 =~ x1 + x2 + x3\nf2 =~ x4 + x5 + x6\nf3 =~ x7 + x8 + x9\ng =~ f1 + f2 + f3"
-    result = fit_cfa(data, model, estimator="ML", std_lv=False)
+    result = fit_cfa(data, model, estimator="ML", std_lv=False, orthogonal=True)
     assert result.converged and result.df == 45 - 21
     # Marker scaling: g's loadings on f2, f3 relative to f1 recover 0.7/0.8 and 0.6/0.8 (first fixed at 1).
     assert result.loadings["g"]["f2"] == pytest.approx(0.7 / 0.8, abs=0.15)

@@ -35,7 +35,9 @@ def write_two_factor(tmp_path: Path) -> tuple[Path, Path]:
 def test_cfa_fit_json(tmp_path: Path) -> None:
     pytest.importorskip("semopy")
     data, model = write_two_factor(tmp_path)
-    result = runner.invoke(cfa_app, ["fit", "--data", str(data), "--model", str(model), "--json"])
+    m3gia_flags = ["--estimator", "MLR", "--std-lv", "--orthogonal"]
+    args = ["fit", "--data", str(data), "--model", str(model), "--json", *m3gia_flags]
+    result = runner.invoke(cfa_app, args)
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     for key in ("chisq", "df", "pvalue", "cfi", "tli", "rmsea", "srmr", "aic", "bic", "loglik", "converged"):
@@ -108,3 +110,34 @@ def test_cfa_check_unreadable_file(cli: Any, tmp_path: Path) -> None:
     data.write_text("y1,y2\n1,2\n3,4,5\n")
     line = cli("cfa", "check", data).error_line()
     assert "data.csv: cannot read CSV: Error tokenizing data. C error: Expected 2 fields in line 3" in line
+
+
+HOLZINGER_SWINEFORD_MODEL = "visual =~ x1 + x2 + x3\ntextual =~ x4 + x5 + x6\nspeed =~ x7 + x8 + x9\n"
+
+
+def test_cfa_fit_default_flags_are_lavaan_cfa_on_holzinger_swineford(cli: Any, tmp_path: Path) -> None:
+    # lavaan::cfa(HS.model, data = HolzingerSwineford1939) prints chisq 85.306 on 24 df, CFI .931, TLI .896,
+    # RMSEA .092 (ML, marker indicators, correlated factors). The data: semopy's copy of lavaan's data set.
+    holzinger = pytest.importorskip("semopy.examples.holzinger39")
+    data, model = tmp_path / "hs1939.csv", tmp_path / "hs.lav"
+    holzinger.get_data().to_csv(data, index=False)
+    model.write_text(HOLZINGER_SWINEFORD_MODEL, encoding="utf-8")
+    result = cli("cfa", "fit", "--data", data, "--model", model, "--json")
+    assert result.code == 0, result.err
+    out = json.loads(result.out)
+    assert out["estimator"] == "ML" and out["nobs"] == 301 and out["df"] == 24
+    assert round(out["chisq"], 3) == 85.306
+    assert round(out["cfi"], 3) == 0.931 and round(out["tli"], 3) == 0.896 and round(out["rmsea"], 3) == 0.092
+    assert out["loadings"]["visual"]["x1"] == 1.0  # the marker indicator
+    correlations = [p for p in out["parameters"] if p["op"] == "~~" and p["lhs"] != p["rhs"]]
+    assert len(correlations) == 3 and all(p["free"] for p in correlations)
+    # M3GIA's settings stay one set of flags away, and the help says which are the defaults.
+    m3gia = json.loads(
+        cli("cfa", "fit", "--data", data, "--model", model, "--json", "--estimator", "MLR", "--std-lv",
+            "--orthogonal").out
+    )
+    assert m3gia["df"] == 27 and round(m3gia["chisq"], 1) == 153.5 and m3gia["estimator"] == "MLR"
+    help_text = " ".join(cli("cfa", "fit", "--help").out.split())
+    for default in ("[default: ML]", "[default: marker]", "[default: oblique]"):
+        assert default in help_text
+    assert "--estimator MLR --std-lv --orthogonal" in help_text

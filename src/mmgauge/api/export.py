@@ -87,12 +87,12 @@ def table_csv(frame: pd.DataFrame) -> str:
     in the report's exports (numbers, negative ones included, stay numbers)."""
     import pandas as pd
 
-    from mmgauge.report.tables import spreadsheet_safe
+    from mmgauge.core.formulas import defuse
 
     safe = frame.copy()
     for column in safe.columns:
         if not pd.api.types.is_numeric_dtype(safe[column]):  # text (object or str dtype); bools are numeric
-            safe[column] = safe[column].map(spreadsheet_safe)
+            safe[column] = safe[column].map(defuse)
     text: str = safe.to_csv(index=False, lineterminator="\n")
     return text
 

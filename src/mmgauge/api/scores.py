@@ -104,8 +104,10 @@ def m3gia_gia(
 
     code = gia.normalise_language(language)
     source = str(counts) if isinstance(counts, str | Path) else "counts"
+    lines: list[int] | None = None
     if isinstance(counts, str | Path):
         table = read_counts(Path(counts), gia.load_published_model(code).indicators, list(ignore))
+        lines = [int(label) + 2 for label in table.index]  # the header is line 1 (sheet row 1)
     else:
         missing = [column for column in ignore if column not in counts.columns]
         if missing:
@@ -116,8 +118,11 @@ def m3gia_gia(
     stats = None
     if human_stats is not None:
         stats = gia.human_stats_from_table(read_csv(Path(human_stats)), str(human_stats))
+        for column in gia.load_published_model(code).indicators:
+            if column not in stats.mean:
+                raise UserError("human statistics lack this column", file=str(human_stats), field=column)
     try:
-        return gia.compute_gia(table, code, scale=scale, human_stats=stats)
+        return gia.compute_gia(table, code, scale=scale, human_stats=stats, lines=lines)
     except UserError as problem:
         raise UserError(problem.message, file=source, line=problem.line, field=problem.field) from problem
 

@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mmgauge.backends._ocr import OcrReader, ocr_model_paths, package_dir
+from mmgauge.backends._ocr import ImageUnreadable, OcrReader, ocr_model_paths, package_dir
 from mmgauge.backends._quiet import no_transformers_progress_bars
 from mmgauge.core.errors import UserError
+from mmgauge.core.paths import embedded_cache_dir
 
 # Bump when the system prompt, the user-message layout, OCR settings or decoding change: it is part of
 # the fingerprint, so cached answers from an older engine are not served.
@@ -57,21 +58,25 @@ REQUIRED_MODULES = {
 
 @dataclass(frozen=True)
 class EngineInput:
-    """One request: an optional system prompt, the user's text and the images (PNG/JPEG bytes)."""
+    """One request: an optional system prompt, the user's text and the images (PNG/JPEG bytes), with where
+    each image came from (``origins``, for error messages; may be shorter than ``images``)."""
 
     system: str | None
     text: str
     images: list[bytes] = field(default_factory=list)
+    origins: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
 class EngineOutput:
-    """One answer with its token counts and the OCR text the model was given ('' if none was found)."""
+    """One answer with its token counts and the OCR text the model was given ('' if none was found); or,
+    with ``error`` set, why this item got no answer (an image OCR could not read)."""
 
     text: str
     prompt_tokens: int
     completion_tokens: int
     ocr_text: str
+    error: str | None = None
 
 
 def gguf_path() -> Path:
@@ -191,7 +196,7 @@ class EmbeddedEngine:
     def converted_dir(self) -> Path:
         """Where the dequantized model is kept, keyed by the weights' hash (see `_load_lm`)."""
         digest = file_sha256(gguf_path())[:16]
-        return Path.home() / ".cache" / "mmgauge" / "embedded" / f"smollm2-135m-{digest}"
+        return embedded_cache_dir() / f"smollm2-135m-{digest}"
 
     def _load_lm(self, path: Path) -> tuple[Any, Any]:
         import torch
@@ -282,9 +287,46 @@ class EmbeddedEngine:
         if not items:
             return []
         self.load()
-        ocr_texts = [
-            "\n".join(t for t in (self._ocr.read(image) for image in item.images) if t) for item in items
+        ocr_texts: list[str] = []
+        errors: dict[int, str] = {}
+        for position, item in enumerate(items):
+            try:
+                ocr_texts.append(self._ocr_text(item))
+            except ImageUnreadable as problem:  # this item fails; the others are answered
+                errors[position] = str(problem)
+                ocr_texts.append("")
+        answerable = [p for p in range(len(items)) if p not in errors]
+        answers = self._answer([items[p] for p in answerable], [ocr_texts[p] for p in answerable],
+                               max_new_tokens, temperature, seed)
+        by_position = dict(zip(answerable, answers, strict=True))
+        return [
+            by_position.get(p) or EngineOutput(text="", prompt_tokens=0, completion_tokens=0, ocr_text="",
+                                               error=errors[p])
+            for p in range(len(items))
         ]
+
+    def _ocr_text(self, item: EngineInput) -> str:
+        texts: list[str] = []
+        for index, image in enumerate(item.images):
+            try:
+                text = self._ocr.read(image)
+            except ImageUnreadable as problem:
+                origin = item.origins[index] if index < len(item.origins) else f"image {index + 1}"
+                raise ImageUnreadable(f"{origin}: {problem}") from None
+            if text:
+                texts.append(text)
+        return "\n".join(texts)
+
+    def _answer(
+        self,
+        items: list[EngineInput],
+        ocr_texts: list[str],
+        max_new_tokens: int,
+        temperature: float,
+        seed: int | None,
+    ) -> list[EngineOutput]:
+        if not items:
+            return []
         prompts = [
             self._tokenizer.apply_chat_template(
                 build_messages(item.system, ocr_text, item.text), tokenize=False, add_generation_prompt=True

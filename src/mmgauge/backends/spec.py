@@ -199,7 +199,8 @@ def _settings(raw: Any, file: str) -> dict[str, Any]:
     if raw is None:
         return {}
     if not isinstance(raw, dict):
-        raise UserError("must be a mapping of setting: value", file=file, field="settings")
+        message = f"settings must be a mapping, not a {type(raw).__name__}"
+        raise UserError(message, file=file, field="settings")
     known = list(BackendSettings.model_fields)
     for key in raw:
         if key not in known:

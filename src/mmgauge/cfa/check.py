@@ -8,6 +8,7 @@ import numpy.typing as npt
 import pandas as pd
 from pydantic import BaseModel
 
+from mmgauge.cfa.data import observations
 from mmgauge.core.errors import UserError
 
 FloatArray = npt.NDArray[np.float64]
@@ -62,22 +63,17 @@ def bartlett(corr: FloatArray, n: int) -> Bartlett:
 
 
 def check_data(data: pd.DataFrame, source: str = "data") -> CheckResult:
-    frame = data.apply(pd.to_numeric, errors="coerce")
-    for column in frame.columns:
-        if frame[column].isna().any():
-            raise UserError("missing or non-numeric values", file=source, field=str(column))
-        if float(frame[column].std()) == 0.0:
-            raise UserError("constant column", file=source, field=str(column))
-    if frame.shape[1] < 2:
+    names = [str(c) for c in data.columns]
+    if len(names) < 2:
         raise UserError("need at least two numeric columns", file=source)
-    x = frame.to_numpy(dtype=np.float64)
-    corr = np.corrcoef(x, rowvar=False)
+    x = observations(data.set_axis(names, axis=1), names, source)
+    corr: FloatArray = np.asarray(np.corrcoef(x, rowvar=False), dtype=np.float64)
     if float(np.linalg.cond(corr)) > 1e12:
-        raise UserError(
-            "the correlation matrix is singular (a variable is a linear combination)", file=source
+        cause = f"{x.shape[0]} rows for {x.shape[1]} variables" if x.shape[0] <= x.shape[1] else (
+            "a variable is a linear combination of others"
         )
+        raise UserError(f"the correlation matrix is singular ({cause})", file=source)
     overall, per = kmo(corr)
-    names = [str(c) for c in frame.columns]
     return CheckResult(
         nobs=x.shape[0],
         variables=names,

@@ -28,11 +28,25 @@ import pandas as pd
 from pydantic import BaseModel
 
 from mmgauge.cfa import measures
+from mmgauge.cfa.data import observations, require_positive_definite
 from mmgauge.cfa.syntax import Model, Term, build, parse
 from mmgauge.core.errors import UserError
 
 Estimator = Literal["ML", "MLR"]
 FloatArray = measures.FloatArray
+
+
+class FitSettings(BaseModel):
+    """How a model is estimated and identified (the keyword arguments of ``fit_cfa``)."""
+
+    estimator: Estimator
+    std_lv: bool
+    orthogonal: bool
+
+
+#: The settings of the published M3GIA models (the release's lavaan calls: estimator = "MLR", std.lv = TRUE,
+#: orthogonal = TRUE); lavaan's ``cfa()`` defaults, which ``fit_cfa`` uses, are ML, marker, oblique.
+M3GIA_SETTINGS = FitSettings(estimator="MLR", std_lv=True, orthogonal=True)
 
 
 class Estimate(BaseModel):
@@ -121,21 +135,49 @@ def fit_cfa(
     data: pd.DataFrame,
     model_syntax: str,
     *,
-    estimator: Estimator = "MLR",
-    std_lv: bool = True,
-    orthogonal: bool = True,
+    estimator: Estimator = "ML",
+    std_lv: bool = False,
+    orthogonal: bool = False,
     meanstructure: bool | None = None,
     polish_steps: int = 50,
+    data_source: str = "data",
+    model_source: str = "model syntax",
 ) -> CfaResult:
-    """Fit a CFA; defaults mirror the M3GIA models (MLR, std.lv = TRUE, orthogonal factors)."""
+    """Fit a CFA; the defaults are lavaan's ``cfa()``: ML, the first loading of each factor fixed at 1 (marker
+    indicator, std.lv = FALSE) and correlated factors. The M3GIA models pass their own settings
+    (``M3GIA_SETTINGS``: MLR, std.lv = TRUE, orthogonal factors). ``data_source`` and ``model_source`` (file
+    names) are what errors name."""
     if estimator not in ("ML", "MLR"):
         raise UserError(f"estimator must be ML or MLR, not {estimator!r}", field="estimator")
-    terms = parse(model_syntax)
-    model = build(terms, [str(c) for c in data.columns], std_lv=std_lv, orthogonal=orthogonal)
-    frame = data[model.observed].apply(pd.to_numeric, errors="coerce")
-    if frame.isna().to_numpy().any():
-        bad = str(frame.columns[frame.isna().any()][0])
-        raise UserError("missing or non-numeric values (only complete data are supported)", field=bad)
+    terms = parse(model_syntax, source=model_source)
+    data = data.set_axis([str(c) for c in data.columns], axis=1)
+    model = build(
+        terms, list(data.columns), std_lv=std_lv, orthogonal=orthogonal, source=model_source, data=data_source
+    )
+    x = observations(data, model.observed, data_source)
+    frame = pd.DataFrame(x, columns=model.observed)
+    n = x.shape[0]
+    require_positive_definite(measures.sample_cov(x), n, data_source)
+    free = len(_name_parameters(model)[1])
+    moments = len(model.observed) * (len(model.observed) + 1) // 2
+    if free > moments:
+        raise UserError(
+            f"the model is not identified: {free} free parameters for {moments} (co)variances",
+            file=model_source,
+        )
+    try:
+        return _fit(frame, model, estimator, meanstructure, polish_steps)
+    except np.linalg.LinAlgError as problem:
+        # A model the data cannot identify (e.g. a factor with too few indicators) ends in a singular matrix.
+        raise UserError(
+            f"the model cannot be estimated from these data ({problem}); check that it is identified",
+            file=model_source,
+        ) from None
+
+
+def _fit(
+    frame: pd.DataFrame, model: Model, estimator: Estimator, meanstructure: bool | None, polish_steps: int
+) -> CfaResult:
     x = frame.to_numpy(dtype=np.float64)
     n = x.shape[0]
     s_frame = pd.DataFrame(measures.sample_cov(x), index=model.observed, columns=model.observed)

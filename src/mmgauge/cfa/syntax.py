@@ -55,18 +55,20 @@ def _statements(text: str) -> list[tuple[int, str]]:
             if not part:
                 continue
             continues = pieces and (pieces[-1][1].endswith(("+", "*")) or part.startswith(("+", "*")))
-            if continues or (pieces and not any(op in part for op in _OPERATORS)):
+            # A piece with no operator continues the statement before; a refused operator (:=, ==, ...) starts
+            # its own statement, so its error names its own line.
+            if continues or (pieces and not any(op in part for op in _OPERATORS + _REFUSED)):
                 pieces[-1] = (pieces[-1][0], pieces[-1][1] + " " + part)
             else:
                 pieces.append((number, part))
     return pieces
 
 
-def _parse_term(lhs: str, op: str, token: str, line: int) -> Term:
+def _parse_term(lhs: str, op: str, token: str, line: int, source: str) -> Term:
     parts = [p.strip() for p in token.split("*")]
     name = parts[-1]
     if not _NAME.match(name):
-        raise UserError(f"cannot read variable name {name!r} in lavaan syntax", line=line)
+        raise UserError(f"cannot read variable name {name!r} in lavaan syntax", file=source, line=line)
     term = Term(lhs=lhs, op=op, rhs=name)
     for modifier in parts[:-1]:
         start = _START.match(modifier)
@@ -79,30 +81,33 @@ def _parse_term(lhs: str, op: str, token: str, line: int) -> Term:
         elif _NAME.match(modifier):
             term.label = modifier
         else:
-            raise UserError(f"unsupported modifier {modifier!r} in lavaan syntax", line=line)
+            raise UserError(f"unsupported modifier {modifier!r} in lavaan syntax", file=source, line=line)
     return term
 
 
-def parse(text: str) -> list[Term]:
-    """Parse lavaan model syntax into the terms written by the user (no defaults added)."""
+def parse(text: str, source: str = "model syntax") -> list[Term]:
+    """Parse lavaan model syntax into the terms written by the user (no defaults added); errors name
+    ``source`` (the model file) and the line."""
     terms: list[Term] = []
     for line, statement in _statements(text):
         for refused in _REFUSED:
             if refused in statement:
-                raise UserError(f"lavaan operator {refused!r} is not supported: {statement}", line=line)
+                raise UserError(
+                    f"lavaan operator {refused!r} is not supported: {statement}", file=source, line=line
+                )
         op = next((o for o in _OPERATORS if o in statement), None)
         if op is None:
-            raise UserError(f"no =~, ~~ or ~ in statement: {statement}", line=line)
+            raise UserError(f"no =~, ~~ or ~ in statement: {statement}", file=source, line=line)
         lhs, rhs = (s.strip() for s in statement.split(op, 1))
         if not _NAME.match(lhs):
-            raise UserError(f"cannot read left-hand side {lhs!r}", line=line)
+            raise UserError(f"cannot read left-hand side {lhs!r}", file=source, line=line)
         if re.search(r"(^|\+)\s*1\s*$", rhs) and op == "~":
-            raise UserError("intercepts (~ 1) are not supported", line=line)
+            raise UserError("intercepts (~ 1) are not supported", file=source, line=line)
         for token in rhs.split("+"):
             if token.strip():
-                terms.append(_parse_term(lhs, op, token.strip(), line))
+                terms.append(_parse_term(lhs, op, token.strip(), line, source))
     if not any(t.op == "=~" for t in terms):
-        raise UserError("the model defines no latent variable (no =~ statement)")
+        raise UserError("the model defines no latent variable (no =~ statement)", file=source)
     return terms
 
 
@@ -110,7 +115,15 @@ def _same_pair(term: Term, a: str, b: str) -> bool:
     return term.op == "~~" and {term.lhs, term.rhs} == {a, b}
 
 
-def build(terms: list[Term], columns: list[str], *, std_lv: bool, orthogonal: bool) -> Model:
+def build(
+    terms: list[Term],
+    columns: list[str],
+    *,
+    std_lv: bool,
+    orthogonal: bool,
+    source: str = "model syntax",
+    data: str = "the data",
+) -> Model:
     """Apply lavaan's ``cfa()`` defaults to the user's terms.
 
     Marker identification (first loading fixed at 1 unless written ``NA*``) or, with ``std_lv``, all loadings
@@ -126,7 +139,11 @@ def build(terms: list[Term], columns: list[str], *, std_lv: bool, orthogonal: bo
         for name in (t.lhs, t.rhs):
             if name not in latent and name not in observed:
                 if name not in columns:
-                    raise UserError("model variable is neither a latent nor a data column", field=name)
+                    raise UserError(
+                        f"model variable is neither a latent (=~) nor a column of {data}",
+                        file=source,
+                        field=name,
+                    )
                 observed.append(name)
     explicit = [Term(t.lhs, t.op, t.rhs, t.fixed, t.label, t.start, t.force_free) for t in terms]
     first_seen: set[str] = set()

@@ -7,15 +7,14 @@
 
 from __future__ import annotations
 
-import json
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from mmgauge.cli.inputs import read_csv
-from mmgauge.core.errors import UserError
+from mmgauge.cli.inputs import read_csv, read_text
+from mmgauge.cli.json_output import print_json
 
 app = typer.Typer(rich_markup_mode=None,
     add_completion=False, help="Confirmatory factor analysis (lavaan syntax, fitted with semopy)."
@@ -31,29 +30,46 @@ class EstimatorChoice(str, Enum):
 def fit_command(
     data: Annotated[Path, typer.Option("--data", help="CSV of observations, one column per indicator.")],
     model: Annotated[Path, typer.Option("--model", help="Model in lavaan syntax (=~, ~~, modifiers).")],
-    estimator: Annotated[EstimatorChoice, typer.Option("--estimator")] = EstimatorChoice.MLR,
+    estimator: Annotated[
+        EstimatorChoice, typer.Option("--estimator", help="ML (lavaan's default) or MLR (robust errors).")
+    ] = EstimatorChoice.ML,
     std_lv: Annotated[
-        bool, typer.Option("--std-lv/--marker", help="Identify by unit latent variances (lavaan std.lv).")
-    ] = True,
+        bool,
+        typer.Option(
+            "--std-lv/--marker",
+            help="--std-lv: unit latent variances, every loading free (lavaan std.lv = TRUE); "
+            "--marker: the first loading of each factor fixed at 1 (lavaan's default).",
+        ),
+    ] = False,
     orthogonal: Annotated[
-        bool, typer.Option("--orthogonal/--oblique", help="Fix covariances among exogenous latents at 0.")
-    ] = True,
+        bool,
+        typer.Option(
+            "--orthogonal/--oblique",
+            help="--orthogonal: covariances among exogenous latents fixed at 0; "
+            "--oblique: correlated factors (lavaan's default).",
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
-    """Fit the model and print lavaan-convention fit measures and loadings."""
+    """Fit the model and print lavaan-convention fit measures and loadings.
+
+    The defaults are lavaan's cfa(): ML, marker indicator, correlated factors. The M3GIA models were fitted
+    with --estimator MLR --std-lv --orthogonal.
+    """
     from mmgauge.cfa.fit import fit_cfa
 
-    if not model.is_file():
-        raise UserError("no such file", file=str(model))
+    syntax = read_text(model)
     result = fit_cfa(
         read_csv(data),
-        model.read_text(encoding="utf-8"),
+        syntax,
         estimator=estimator.value,
         std_lv=std_lv,
         orthogonal=orthogonal,
+        data_source=str(data),
+        model_source=str(model),
     )
     if as_json:
-        typer.echo(json.dumps(result.model_dump()))
+        print_json(result.model_dump())
         return
     typer.echo(
         f"{result.estimator}  N={result.nobs}  converged={result.converged}  chisq={result.chisq:.3f} "
@@ -78,7 +94,7 @@ def check_command(
 
     result = check_data(read_csv(data), source=str(data))
     if as_json:
-        typer.echo(json.dumps(result.model_dump()))
+        print_json(result.model_dump())
         return
     typer.echo(f"N={result.nobs}  KMO={result.kmo.overall:.4f}")
     typer.echo(

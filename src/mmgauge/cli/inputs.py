@@ -33,6 +33,19 @@ def read_csv(path: Path) -> pd.DataFrame:
         raise UserError(f"cannot read CSV: {detail}", file=str(path)) from None
 
 
+def read_text(path: Path) -> str:
+    """``path`` as UTF-8 text; a missing, unreadable or non-UTF-8 file is a UserError naming it."""
+    if not path.is_file():
+        raise UserError("no such file", file=str(path))
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as problem:
+        line = path.read_bytes()[: problem.start].count(b"\n") + 1
+        byte = problem.object[problem.start]
+        message = f"not UTF-8 text (byte 0x{byte:02x}); save it as UTF-8"
+        raise UserError(message, file=str(path), line=line) from None
+
+
 WORKBOOK_SUFFIXES: Final = (".xlsx", ".xlsm", ".xls")
 #: The release workbook's columns besides the 18 counts (`Unnamed: N` columns are matched by prefix).
 RELEASE_EXTRAS: Final = ("subid", "total_acc")
@@ -50,15 +63,9 @@ def is_workbook(path: Path) -> bool:
 
 
 def read_workbook(path: Path) -> pd.DataFrame:
-    import pandas as pd
+    from mmgauge.datasources.spreadsheets import read_sheet
 
-    if not path.is_file():
-        raise UserError("no such file", file=str(path))
-    try:
-        return pd.read_excel(path, sheet_name=0)
-    except Exception as problem:  # openpyxl raises many types for a damaged workbook
-        detail = " ".join(str(problem).split())
-        raise UserError(f"cannot read the workbook: {detail}", file=str(path)) from None
+    return read_sheet(path)
 
 
 def read_counts(path: Path, indicators: tuple[str, ...], ignore: list[str]) -> pd.DataFrame:
@@ -70,7 +77,8 @@ def read_counts(path: Path, indicators: tuple[str, ...], ignore: list[str]) -> p
             raise UserError("--ignore names a column the file does not have", file=str(path), field=column)
     kept: pd.DataFrame = table.drop(columns=list(ignore))
     if is_workbook(path) and _release_layout([str(c) for c in kept.columns], indicators):
-        counts: pd.DataFrame = kept[list(indicators)].dropna(how="all").reset_index(drop=True)
+        # The index keeps each row's place in the sheet (row i is sheet row i + 2), for errors to name.
+        counts: pd.DataFrame = kept[list(indicators)].dropna(how="all")
         return counts
     return kept
 

@@ -15,12 +15,13 @@ one model; a task scored by two of them is an error. ``--plot FILE.png`` writes 
 
 from __future__ import annotations
 
-import json
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+
+from mmgauge.cli.json_output import print_json
 
 if TYPE_CHECKING:
     from mmgauge.general_level.runs import RunCoverage
@@ -237,7 +238,7 @@ def level_command(
         data = report_json(report, found)
         if coverage is not None:
             data["coverage"] = coverage.model_dump(mode="json")
-        typer.echo(json.dumps(data, ensure_ascii=False))
+        print_json(data, ensure_ascii=False)
     else:
         _print_levels(report)
         if coverage is not None:

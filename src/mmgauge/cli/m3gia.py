@@ -8,12 +8,13 @@ official score (raw counts into the published model), the standardised scale add
 
 from __future__ import annotations
 
-import json
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
 import typer
+
+from mmgauge.cli.json_output import print_json
 
 app = typer.Typer(
     rich_markup_mode=None, add_completion=False, help="M3GIA: GIA scores from the published CFA models."
@@ -55,7 +56,7 @@ def gia_command(
 
     result = m3gia_gia(counts, language, scale=scale.value, human_stats=human_stats, ignore=ignore or [])
     if as_json:
-        typer.echo(json.dumps(result.model_dump()))
+        print_json(result.model_dump())
         return
     typer.echo(f"M3GIA {result.language}: human GIA {result.human_gia}")
     for i, row in enumerate(result.rows, start=1):

@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 
 from mmgauge import __version__
+from mmgauge.cli.help_format import use_plain_arguments
 from mmgauge.core.errors import UserError
 from mmgauge.core.secrets import scrub
 
@@ -109,6 +110,7 @@ def _mount() -> None:
             old_group.command(old[1])(alias)
     for old_name, old_group in old_groups.items():
         app.add_typer(old_group, name=old_name, hidden=True)
+    use_plain_arguments(app)
 
 
 def renamed(command: Callable[..., Any], old: str, new: str) -> Callable[..., Any]:

@@ -7,13 +7,12 @@ not pay for them at start-up.
 from __future__ import annotations
 
 import asyncio
-import json
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
 
+from mmgauge.cli.json_output import print_json
 from mmgauge.core.errors import UserError
 
 if TYPE_CHECKING:
@@ -56,7 +55,7 @@ def score_mmbench(
             typer.echo(f"note: {line}", err=True)
         payload = {"overall": result.overall, "l2": result.l2, "category": result.category,
                    "vanilla": result.vanilla, "groups": result.groups, "extraction": result.extraction}
-        sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
+        print_json(payload, ensure_ascii=False)
         return
     typer.echo(_text(result, the_judge))
 

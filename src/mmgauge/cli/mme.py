@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -14,6 +13,7 @@ from rich.table import Table
 from mmgauge.benchmarks.mme.official import (
     write_results_folder,
 )
+from mmgauge.cli.json_output import print_json
 from mmgauge.core.errors import UserError
 from mmgauge.scoring.mme import MMEResult, Total
 from mmgauge.store.run_folder import RunFolder
@@ -36,7 +36,7 @@ def score_command(
     result = score_mme(path, parser, notes=read_notes)
     notes = read_notes + _notes(result)
     if as_json:
-        sys.stdout.write(json.dumps(result.official_json()) + "\n")
+        print_json(result.official_json())
         for note in notes:
             sys.stderr.write(f"note: {note}\n")
         return
@@ -48,7 +48,10 @@ def score_command(
 
 def export_command(
     run_dir: Annotated[Path, typer.Argument(help="A run folder written by `mmgauge run`.")],
-    official: Annotated[Path, typer.Option("--official", help="Folder to write <subtask>.txt files into.")],
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Folder to write <subtask>.txt files into.  [required]")
+    ] = None,
+    official: Annotated[Path | None, typer.Option("--official", hidden=True)] = None,
 ) -> None:
     """Write a run's MME answers as the official evaluation tool's results files.
 
@@ -56,6 +59,12 @@ def export_command(
     official parser reads the same answer either way). Subtasks with failed requests are not written and are
     reported.
     """
+    # `--official` is the option's first spelling; `export mmbench` (and every other command) says --out.
+    if out is not None and official is not None and out != official:
+        raise UserError("--out and --official name the same thing; give one", field="--out")
+    official = out or official
+    if official is None:
+        raise UserError("missing option --out (the folder to write <subtask>.txt files into)", field="--out")
     folder = RunFolder(run_dir)
     if not folder.has_records():
         raise UserError(f"no {folder.name_of('records')} in the run folder", file=str(run_dir))

@@ -59,6 +59,14 @@ class ImageRef(BaseModel):
             except (binascii.Error, ValueError) as error:
                 raise self._broken(f"broken base64 image text ({error})") from None
 
+    def origin(self) -> str:
+        """Where the image came from, for messages: ``file:line, field 'image'``, its path, or 'bytes'."""
+        file = self.origin_file or self.path
+        if file is None:
+            return "an image given as bytes"
+        where = file if self.origin_line is None else f"{file}:{self.origin_line}"
+        return where if self.origin_field is None else f"{where}, field '{self.origin_field}'"
+
     def _broken(self, message: str) -> UserError:
         file = self.origin_file or self.path
         return UserError(message, file=file, line=self.origin_line, field=self.origin_field)
@@ -94,11 +102,17 @@ def _file_sha256(path: str | None) -> str:
 def _is_image(data: bytes) -> bool:
     if data.startswith(_IMAGE_SIGNATURES):
         return True
+    import warnings
+
     from PIL import Image, UnidentifiedImageError
 
     try:
-        with Image.open(io.BytesIO(data)):
-            return True  # opening reads the header only: enough to tell an image from garbage
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data)):
+                return True  # opening reads the header only: enough to tell an image from garbage
+    except Image.DecompressionBombError:
+        return True  # an image, only a huge one: whoever decodes it refuses it for that request alone
     except (UnidentifiedImageError, OSError, ValueError):
         return False
 
@@ -187,6 +201,9 @@ class ModelResponse(BaseModel):
     latency_s: float = 0.0
     error: str | None = None
     cached: bool = False
+    #: What the backend added to the request before the model saw it, if anything: the embedded model's
+    #: OCR text of the images (its text model never sees the pixels, only this).
+    context: str | None = None
 
     @property
     def ok(self) -> bool:

@@ -52,9 +52,19 @@ def is_table_source(path: Path) -> bool:
 
 
 def table_files(path: Path) -> list[Path]:
-    """The files of the one split `path` stands for, shards in order; a `UserError` if that is unclear."""
+    """The files of the one split `path` stands for, shards in order; a `UserError` if that is unclear.
+
+    Files found in a folder must resolve inside it (see `confine`); a file named directly is the user's
+    choice, its sibling shards are found, so they are held to its folder."""
+    from mmgauge.datasources.confine import confined, data_root
+
     if path.is_file():
-        return _shards_of(path)
+        within = data_root(path.parent)
+        return [file if file == path else confined(file, within) for file in _shards_of(path)]
+    return [confined(file, data_root(path)) for file in _folder_files(path)]
+
+
+def _folder_files(path: Path) -> list[Path]:
     if not path.is_dir():
         raise UserError("no such file or folder", file=str(path))
     files = _data_files_below(path)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from mmgauge.core.errors import UserError
+from mmgauge.datasources.spreadsheets import damaged, open_workbook
 from mmgauge.general_level.cells import key, lookup_metric_message, number, same_metric
 from mmgauge.general_level.rows import read_csv_rows, read_json_rows, rows_table
 from mmgauge.scoring.general_level.metrics import find_metric
@@ -78,16 +79,11 @@ class _Sheet:
 
 
 def _read_workbook(path: Path) -> dict[str, _Sheet]:
-    import openpyxl
-
-    if not path.is_file():
-        raise UserError("no such file", file=str(path))
-    try:
-        book = openpyxl.load_workbook(path, read_only=True, data_only=True)
-    except Exception as err:  # openpyxl raises several unrelated types for a file that is not a workbook
-        raise UserError(f"cannot read as an .xlsx workbook: {err}", file=str(path)) from None
+    book = open_workbook(path)
     try:
         return {ws.title: _Sheet(ws.title, list(ws.iter_rows(values_only=True))) for ws in book.worksheets}
+    except Exception as error:  # read-only sheets are parsed lazily: a damaged one fails only here
+        raise damaged(path, error) from None
     finally:
         book.close()
 

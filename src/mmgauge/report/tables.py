@@ -1,7 +1,8 @@
 """Tables of the report: one model rendered to HTML and exported to CSV files and an XLSX workbook.
 
 Cells can hold dataset or model text. Spreadsheet programs run a cell starting with `=`, `+`, `-` or `@`
-as a formula, so exported text cells starting that way are prefixed with an apostrophe (numbers are kept).
+as a formula, so exported text cells starting that way are prefixed with an apostrophe (numbers are kept),
+in the CSV files and the workbook alike, and the workbook stores text cells as text (`mmgauge.core.formulas`).
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from html import escape
 from pathlib import Path
 
 from mmgauge.core.errors import UserError
+from mmgauge.core.formulas import defuse, text_cells_as_text
 
 Cell = str | int | float | bool | None
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 @dataclass
@@ -64,13 +65,6 @@ def table_html(table: Table, *, caption: str | None = None, limit: int | None = 
             f"<tbody>{''.join(body)}</tbody></table></div>{more}")
 
 
-def spreadsheet_safe(value: Cell) -> Cell:
-    """`value`, with an apostrophe before text a spreadsheet would run as a formula (numbers as they are)."""
-    if isinstance(value, str) and value.startswith(_FORMULA_START):
-        return "'" + value
-    return value
-
-
 def _file_stem(name: str) -> str:
     stem = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")
     return stem or "table"
@@ -102,9 +96,9 @@ def write_csv(tables: Sequence[Table], directory: Path) -> list[Path]:
         path = directory / f"{stem}.csv"
         with path.open("w", encoding="utf-8", newline="") as handle:
             writer = csv.writer(handle)
-            writer.writerow([spreadsheet_safe(c) for c in table.columns])
+            writer.writerow([defuse(c) for c in table.columns])
             for row in table.rows:
-                writer.writerow(["" if v is None else spreadsheet_safe(v) for v in row])
+                writer.writerow(["" if v is None else defuse(v) for v in row])
         paths.append(path)
     return paths
 
@@ -118,15 +112,10 @@ def write_xlsx(tables: Sequence[Table], path: Path) -> Path:
     names = _unique([re.sub(r"[\[\]:*?/\\]", "_", t.name) or "table" for t in tables], 31)
     for table, name in zip(tables, names, strict=True):
         sheet = book.create_sheet(name)
-        sheet.append([spreadsheet_safe(c) for c in table.columns])
+        sheet.append([defuse(c) for c in table.columns])
         for row in table.rows:
-            sheet.append([spreadsheet_safe(v) for v in row])
-        for cells in sheet.iter_rows(min_row=1):
-            for cell in cells:
-                # openpyxl reads any string starting with "=" as a formula; the apostrophe above already
-                # defuses it, and marking text cells as strings makes sure no other path slips through.
-                if isinstance(cell.value, str):
-                    cell.data_type = "s"
+            sheet.append([defuse(v) for v in row])
+        text_cells_as_text(sheet)
     if not tables:
         book.create_sheet("empty")
     try:

@@ -1,7 +1,8 @@
 """M3GIA's General Intelligence Ability (GIA) score from the published CFA models.
 
 The release fits one bifactor model per language (general factor ``Cog`` on all 18 question types plus the
-group factors Gc, Gv, Grw, Gq, Gf; lavaan, estimator MLR, std.lv, orthogonal factors) and scores an MLLM
+group factors Gc, Gv, Grw, Gq, Gf; lavaan, estimator MLR, std.lv, orthogonal factors: to refit one, pass
+``mmgauge.cfa.fit.M3GIA_SETTINGS``, since ``fit_cfa``'s defaults are lavaan's ``cfa()``) and scores an MLLM
 with ``lavPredict`` (regression method): with the published Lambda, Psi, Theta, nu and alpha,
 
     Sigma = Lambda Psi Lambda' + Theta,   W = Psi Lambda' Sigma^-1,   f = alpha + W (x - nu),
@@ -28,8 +29,9 @@ cannot be derived honestly. The standardised scale therefore needs the human sta
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -200,8 +202,11 @@ class GiaResult(BaseModel):
     rows: list[GiaRow]
 
 
-def counts_matrix(counts: pd.DataFrame, language: str) -> FloatArray:
-    """Validate a counts table and return it in the published column order (rows x 18)."""
+def counts_matrix(counts: pd.DataFrame, language: str, lines: Sequence[int] | None = None) -> FloatArray:
+    """Validate a counts table and return it in the published column order (rows x 18).
+
+    ``lines`` gives each row's line in the file it came from (errors name it); without it errors name the
+    row's position (row 1 is the first row of counts)."""
     model = load_published_model(language)
     columns = [str(c) for c in counts.columns]
     for column in model.indicators:
@@ -218,7 +223,7 @@ def counts_matrix(counts: pd.DataFrame, language: str) -> FloatArray:
     for j, column in enumerate(model.indicators):
         numeric = pd.to_numeric(ordered[column], errors="coerce")
         for i, value in enumerate(numeric):
-            row = i + 1
+            row = lines[i] if lines is not None else i + 1
             if pd.isna(value):
                 cell = ordered[column].iloc[i]
                 empty = pd.isna(cell) or not str(cell).strip()
@@ -245,8 +250,7 @@ def _standardise(x: FloatArray, stats: HumanStats, indicators: tuple[str, ...]) 
     for column in indicators:
         if column not in stats.mean or column not in stats.sd:
             raise UserError("human statistics lack this column", field=column)
-        if stats.sd[column] <= 0:
-            raise UserError("human SD must be positive", field=column)
+        _check_statistics(stats.mean[column], stats.sd[column], field=column)
     mean = np.array([stats.mean[c] for c in indicators], dtype=np.float64)
     sd = np.array([stats.sd[c] for c in indicators], dtype=np.float64)
     return (x - mean) / sd
@@ -257,11 +261,13 @@ def compute_gia(
     language: str,
     scale: Scale = "official",
     human_stats: HumanStats | None = None,
+    lines: Sequence[int] | None = None,
 ) -> GiaResult:
-    """GIA for each row of a counts table (columns: the 18 published names, any order)."""
+    """GIA for each row of a counts table (columns: the 18 published names, any order); ``lines`` as in
+    ``counts_matrix``."""
     code = normalise_language(language)
     model = load_published_model(code)
-    x = counts_matrix(counts, code)
+    x = counts_matrix(counts, code, lines)
     official = model.factor_scores(x)
     g = model.factors.index(GENERAL_FACTOR)
     reference = np.asarray(model.human_scores[GENERAL_FACTOR].to_numpy(dtype=np.float64))
@@ -293,13 +299,42 @@ def compute_gia(
     return GiaResult(language=code, human_gia=human, scale=scale, rows=rows)
 
 
+def _check_statistics(
+    mean: float, sd: float, *, field: str, file: str | None = None, line: int | None = None
+) -> None:
+    """A mean must be finite and an SD finite and positive: anything else would turn every score into NaN."""
+    if not math.isfinite(mean):
+        raise UserError(
+            f"human mean must be a finite number, not {mean!r}", file=file, line=line, field=field
+        )
+    if not math.isfinite(sd) or sd <= 0:
+        raise UserError(f"human SD must be a positive finite number, not {sd!r}", file=file, line=line,
+                        field=field)
+
+
+def _number(cell: object, *, file: str, line: int, field: str) -> float:
+    try:
+        return float(str(cell).strip())
+    except ValueError:
+        raise UserError(f"not a number: {cell!r}", file=file, line=line, field=field) from None
+
+
 def human_stats_from_table(table: pd.DataFrame, source: str) -> HumanStats:
-    """Read human statistics from a table with columns ``column``, ``mean``, ``sd`` (one row per type)."""
+    """Read human statistics from a table with columns ``column``, ``mean``, ``sd`` (one row per type;
+    a CSV with its header on line 1, so row i is line i + 2)."""
     for needed in ("column", "mean", "sd"):
         if needed not in table.columns:
             raise UserError(
                 "human statistics table needs columns column, mean, sd", file=source, field=needed
             )
-    means: Mapping[str, float] = {str(r["column"]): float(r["mean"]) for _, r in table.iterrows()}
-    sds: Mapping[str, float] = {str(r["column"]): float(r["sd"]) for _, r in table.iterrows()}
-    return HumanStats(mean=dict(means), sd=dict(sds))
+    means: dict[str, float] = {}
+    sds: dict[str, float] = {}
+    cells = zip(table["column"], table["mean"], table["sd"], strict=True)
+    for i, (name, mean_cell, sd_cell) in enumerate(cells):
+        line = i + 2
+        mean = _number(mean_cell, file=source, line=line, field="mean")
+        sd = _number(sd_cell, file=source, line=line, field="sd")
+        _check_statistics(mean, sd, field=str(name), file=source, line=line)
+        means[str(name)] = mean
+        sds[str(name)] = sd
+    return HumanStats(mean=means, sd=sds)

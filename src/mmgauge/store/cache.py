@@ -6,11 +6,14 @@ import hashlib
 import json
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
+from mmgauge.core.errors import UserError
+from mmgauge.core.paths import cache_root
 from mmgauge.core.types import GenerationConfig, ImagePart, Message, ModelResponse
 
 CACHE_SCHEMA = 1
@@ -59,33 +62,56 @@ class ResponseCache:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        if path.is_dir():
+            example = path / "responses.sqlite"
+            raise UserError(f"is a folder; the response cache is a file (e.g. {example})", file=str(path))
         path.parent.mkdir(parents=True, exist_ok=True)
-        # The runner writes from one thread at a time; check_same_thread=False lets it hand the
-        # connection to the executor thread that scoring runs in.
-        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS responses ("
-            " key TEXT PRIMARY KEY, model TEXT NOT NULL, response TEXT NOT NULL, created REAL NOT NULL)"
-        )
+        with self._guard():
+            # The runner writes from one thread at a time; check_same_thread=False lets it hand the
+            # connection to the executor thread that scoring runs in.
+            self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS responses ("
+                " key TEXT PRIMARY KEY, model TEXT NOT NULL, response TEXT NOT NULL, created REAL NOT NULL)"
+            )
         self._pending: dict[str, tuple[str, str, str, float]] = {}
+
+    @contextmanager
+    def _guard(self) -> Iterator[None]:
+        """sqlite errors (a damaged, truncated or foreign file; an unwritable place) as one line naming it."""
+        try:
+            yield
+        except sqlite3.DatabaseError as error:  # OperationalError included
+            raise UserError(
+                f"cannot use the response cache ({error}): delete or move the file, pass another "
+                "--cache-path, or run with --no-cache",
+                file=str(self.path),
+            ) from None
 
     def get(self, key: str) -> ModelResponse | None:
         return self.get_many([key]).get(key)
 
     def get_many(self, keys: Sequence[str]) -> dict[str, ModelResponse]:
-        """The cached responses of those `keys` that have one."""
+        """The cached responses of those `keys` that have one (an entry this version cannot read is a miss:
+        the fresh answer replaces it)."""
         found: dict[str, str] = {key: self._pending[key][2] for key in keys if key in self._pending}
         wanted = [key for key in keys if key not in found]
-        for start in range(0, len(wanted), GET_BATCH):
-            chunk = wanted[start : start + GET_BATCH]
-            marks = ",".join("?" * len(chunk))
-            # Only "?" marks go into the text; the keys are bound as parameters.
-            query = f"SELECT key, response FROM responses WHERE key IN ({marks})"
-            found.update(self._db.execute(query, chunk).fetchall())
-        return {key: ModelResponse.model_validate_json(text).model_copy(update={"cached": True})
-                for key, text in found.items()}
+        with self._guard():
+            for start in range(0, len(wanted), GET_BATCH):
+                chunk = wanted[start : start + GET_BATCH]
+                marks = ",".join("?" * len(chunk))
+                # Only "?" marks go into the text; the keys are bound as parameters.
+                query = f"SELECT key, response FROM responses WHERE key IN ({marks})"
+                found.update(self._db.execute(query, chunk).fetchall())
+        out: dict[str, ModelResponse] = {}
+        for key, text in found.items():
+            try:
+                out[key] = ModelResponse.model_validate_json(text).model_copy(update={"cached": True})
+            except ValidationError:
+                continue
+        return out
 
     def put(self, key: str, response: ModelResponse, model: str = "") -> None:
         if not response.ok:
@@ -99,7 +125,7 @@ class ResponseCache:
         if not self._pending:
             return
         rows = list(self._pending.values())
-        with self._db:  # one transaction
+        with self._guard(), self._db:  # one transaction
             self._db.execute("BEGIN")
             self._db.executemany(
                 "INSERT OR REPLACE INTO responses (key, model, response, created) VALUES (?, ?, ?, ?)", rows
@@ -108,18 +134,20 @@ class ResponseCache:
 
     def stats(self) -> CacheStats:
         self.flush()
-        entries = self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
-        models = dict(self._db.execute("SELECT model, COUNT(*) FROM responses GROUP BY model").fetchall())
+        with self._guard():
+            entries = self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+            models = dict(self._db.execute("SELECT model, COUNT(*) FROM responses GROUP BY model").fetchall())
         size = sum(p.stat().st_size for p in self.path.parent.glob(self.path.name + "*") if p.is_file())
         return CacheStats(path=str(self.path), entries=int(entries), models=models, size_bytes=size)
 
     def clear(self, model: str | None = None) -> int:
         self.flush()
-        if model is None:
-            cursor = self._db.execute("DELETE FROM responses")
-        else:
-            cursor = self._db.execute("DELETE FROM responses WHERE model = ?", (model,))
-        self._db.execute("VACUUM")
+        with self._guard():
+            if model is None:
+                cursor = self._db.execute("DELETE FROM responses")
+            else:
+                cursor = self._db.execute("DELETE FROM responses WHERE model = ?", (model,))
+            self._db.execute("VACUUM")
         return int(cursor.rowcount)
 
     def close(self) -> None:
@@ -128,4 +156,4 @@ class ResponseCache:
 
 
 def default_cache_path() -> Path:
-    return Path.home() / ".cache" / "mmgauge" / "responses.sqlite"
+    return cache_root() / "responses.sqlite"

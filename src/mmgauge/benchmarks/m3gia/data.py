@@ -237,12 +237,15 @@ def find_files(data: Path, single_language: str | None = None) -> dict[str, Path
                 "cannot tell the language of this file from its name (e.g. english_v1.parquet); "
                 "pass exactly one language with --language", file=str(data))
         return {language: data}
+    from mmgauge.datasources.confine import confined, data_root
+
     root = hub_snapshot(data) if _is_hub(data) else data
+    within = data_root(root)  # a hub snapshot's files are links into the repository's blobs/
     found: dict[str, list[Path]] = {}
     for path in sorted(root.rglob("*.parquet")):
         language = _language_of(path, root)
         if language is not None:
-            found.setdefault(language, []).append(path)
+            found.setdefault(language, []).append(confined(path, within))
     if not found:
         raise UserError("no M3GIA parquet files (<language>_v1.parquet) in this folder", file=str(root))
     for language, paths in found.items():

@@ -27,6 +27,7 @@ import numpy.typing as npt
 
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import ImageRef
+from mmgauge.datasources.spreadsheets import read_sheet
 
 #: Option columns are A, B, ... in this order; MMBench-form files use at most 9.
 OPTION_LETTERS: Final = "ABCDEFGHI"
@@ -109,17 +110,22 @@ def _vlmevalkit_names(columns: dict[str, ObjArray], source: str) -> dict[str, Ob
     return renamed
 
 
+#: What MMBench-form tables may be, for the message when a file is none of them.
+SUPPORTED_FORMATS: Final = (
+    "a TSV (.tsv, VLMEvalKit), an XLSX (.xlsx, VLMEvalKit and lmms-eval predictions), JSON lines (.jsonl, "
+    "lmms-eval's --log_samples), or .parquet/.arrow files or a folder of them (lmms-lab)"
+)
+
+
 def _read_text_table(path: Path, images: bool) -> dict[str, ObjArray]:
     if not path.is_file():
         raise UserError("no such file", file=str(path))
+    if path.suffix.lower() in (".csv", ".json"):
+        raise UserError(f"'{path.suffix}' files are not read; MMBench tables are {SUPPORTED_FORMATS}",
+                        file=str(path))
     if path.suffix.lower() in (".xlsx", ".xlsm", ".xls"):
-        import pandas as pd
-
-        try:
-            # No NA guessing: an option or an answer reading "None", "NA", "N/A" or "null" is text.
-            frame = pd.read_excel(path, dtype=str, keep_default_na=False, na_values=[]).fillna("")
-        except ValueError as error:
-            raise UserError(f"cannot read the spreadsheet: {error}", file=str(path)) from None
+        # No NA guessing: an option or an answer reading "None", "NA", "N/A" or "null" is text.
+        frame = read_sheet(path, dtype=str, keep_default_na=False, na_values=[]).fillna("")
         names = [str(column).strip() for column in frame.columns]
         columns = {name: frame.iloc[:, i].to_numpy(dtype=object) for i, name in enumerate(names)}
     else:
@@ -139,19 +145,36 @@ def _read_tsv(path: Path, images: bool) -> dict[str, ObjArray]:
     except UnicodeDecodeError:
         raise UserError("not valid UTF-8 text", file=str(path), line=_bad_utf8_line(path)) from None
     names = [name.strip() for name in header]
+    if len(names) == 1 and names[0].count(",") >= 2:
+        raise UserError(f"the header has commas but no tab: this is not tab-separated; MMBench tables are "
+                        f"{SUPPORTED_FORMATS}", file=str(path), line=1)
     if len(set(names)) != len(names):
         doubled = sorted({name for name in names if names.count(name) > 1})
         raise UserError(f"the header names column(s) twice: {', '.join(doubled)}", file=str(path), line=1)
     kept = [name for name in names if images or name != "image"]
-    try:
-        table = pacsv.read_csv(
+
+    def parse(block_size: int | None) -> pa.Table:
+        read = pacsv.ReadOptions(column_names=names, skip_rows=1)
+        if block_size is not None:
+            read.block_size = block_size
+        return pacsv.read_csv(
             path,
-            read_options=pacsv.ReadOptions(column_names=names, skip_rows=1),
+            read_options=read,
             convert_options=pacsv.ConvertOptions(
                 column_types=dict.fromkeys(names, pa.string()), strings_can_be_null=False,
                 quoted_strings_can_be_null=False, include_columns=kept),
             parse_options=pacsv.ParseOptions(delimiter="\t", newlines_in_values=True),
         )
+
+    try:
+        try:
+            table = parse(None)
+        except pa.ArrowInvalid as error:
+            if "straddl" not in str(error):
+                raise
+            # A row longer than pyarrow's block (1 MB by default), e.g. a large base64 image: read again with
+            # blocks that hold the longest row, unless one cell is beyond what is read at all.
+            table = parse(_block_size_for(path, names))
     except (pa.ArrowInvalid, UnicodeDecodeError) as error:
         bad = _first_bad_row(path, len(names))
         if bad is not None:
@@ -165,6 +188,30 @@ def _read_tsv(path: Path, images: bool) -> dict[str, ObjArray]:
         array[:] = values
         columns[name] = array
     return columns
+
+
+#: The largest cell a table may hold (a base64 image of about 48 MB); a larger one is refused, naming it.
+MAX_CELL_BYTES = 64 * 2**20
+
+
+def _block_size_for(path: Path, names: list[str]) -> int:
+    """A pyarrow block size that holds the file's longest row; a cell over MAX_CELL_BYTES is a UserError."""
+    csv.field_size_limit(2**31 - 1)
+    longest_row = 0
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        reader = csv.reader(handle, delimiter="\t")
+        next(reader, None)
+        start = reader.line_num + 1
+        for fields in reader:
+            sizes = [len(cell.encode("utf-8")) for cell in fields]
+            for size, name in zip(sizes, names, strict=False):
+                if size > MAX_CELL_BYTES:
+                    limit = MAX_CELL_BYTES // 2**20
+                    message = f"a cell of {size / 2**20:.0f} MB; cells over {limit} MB are not read (broken?)"
+                    raise UserError(message, file=str(path), line=start, field=name)
+            longest_row = max(longest_row, sum(sizes) + len(sizes))
+            start = reader.line_num + 1
+    return min(2**31 - 1, max(1 << 20, 2 * longest_row + 4096))
 
 
 def _first_bad_row(path: Path, width: int) -> tuple[int, str] | None:
@@ -293,7 +340,9 @@ def parse_table(columns: dict[str, ObjArray], source: str, *, need_image: bool =
 def load_table(path: Path, *, need_image: bool = False, need_prediction: bool = False,
                need_category: bool = True) -> Table:
     columns, image_data = read_table_columns(path, images=need_image)
-    headed = path.is_file() and path.suffix.lower() in (".tsv", ".txt", ".xlsx", ".xlsm", ".xls")
+    # TSV and XLSX (whatever the file is called: any other name is read as TSV) have a header line;
+    # JSON lines and parquet/arrow rows are numbered from 1.
+    headed = path.is_file() and path.suffix.lower() not in (".jsonl", ".parquet", ".arrow")
     first_line = 2 if headed else 1
     return parse_table(columns, str(path), need_image=need_image, need_prediction=need_prediction,
                        need_category=need_category, image_data=image_data, first_line=first_line)
@@ -314,14 +363,26 @@ def image_refs(table: Table, base_dir: Path) -> list[ImageRef]:
             images.append(ImageRef(b64=cells[target], origin_file=table.source,
                                    origin_line=int(table.line[target]), origin_field="image"))
         elif paths[row]:
-            path = Path(paths[row])
-            path = path if path.is_absolute() else base_dir / path
-            if not path.is_file():
-                raise table.fail(row, f"image file '{path}' does not exist", "image_path")
-            images.append(ImageRef(path=str(path)))
+            images.append(ImageRef(path=str(_image_file(table, row, Path(paths[row]), base_dir))))
         else:
             raise table.fail(row, "the row has no image (neither 'image' nor 'image_path')", "image")
     return images
+
+
+def _image_file(table: Table, row: int, given: Path, base_dir: Path) -> Path:
+    """The file an `image_path` cell names: relative to the table's folder and inside it (links included);
+    an absolute path outside the folder is the table author's explicit choice and is read as written."""
+    from mmgauge.datasources.confine import confined, is_inside
+
+    path = given if given.is_absolute() else base_dir / given
+    if not path.is_file():
+        raise table.fail(row, f"image file '{path}' does not exist", "image_path")
+    if not given.is_absolute() or is_inside(path, base_dir):
+        try:
+            confined(path, base_dir)
+        except UserError as outside:
+            raise table.fail(row, outside.render(), "image_path") from None
+    return path
 
 
 def _follow(table: Table, cells: ObjArray, position_of: dict[str, int], row: int) -> int:

@@ -25,6 +25,7 @@ from typing import Final
 
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import ImageRef
+from mmgauge.datasources.spreadsheets import read_sheet
 from mmgauge.scoring.mme import SUBTASKS
 
 IMAGE_SUFFIXES: Final = (".jpg", ".jpeg", ".png", ".bmp", ".gif", ".webp")
@@ -174,15 +175,18 @@ def subtask_folders(root: Path) -> tuple[list[tuple[str, Path]], list[str]]:
 
 
 def load_release_folder(root: Path) -> list[MMEQuestion]:
+    from mmgauge.datasources.confine import confined, data_root
+
     found, _ = subtask_folders(root)
     if not found:
         raise UserError(f"no MME subtask folder (expected some of: {', '.join(SUBTASKS)})", file=str(root))
+    within = data_root(root)
     questions: list[MMEQuestion] = []
     for subtask, folder in found:
-        images, files = _subtask_files(folder)
+        images, files = _subtask_files(confined(folder, within))
         for order, stem in enumerate(sorted(images, key=lambda s: images[s].name)):
-            image = images[stem]
-            for index, (question, truth) in enumerate(read_question_file(files[stem])):
+            image = confined(images[stem], within)
+            for index, (question, truth) in enumerate(read_question_file(confined(files[stem], within))):
                 questions.append(MMEQuestion(subtask, image.name, index, question, truth, order,
                                              ImageRef(path=str(image))))
     return questions
@@ -194,12 +198,7 @@ def read_table(path: Path) -> list[Row]:
     if suffix in (".tsv", ".txt"):
         return _read_tsv(path)
     if suffix in (".xlsx", ".xls"):
-        try:
-            import pandas as pd  # only spreadsheets need it; keeps every other command's start-up light
-
-            frame = pd.read_excel(path, dtype=str, keep_default_na=False)
-        except Exception as exc:  # openpyxl raises many types for a damaged workbook
-            raise UserError(f"cannot read spreadsheet: {exc}", file=str(path)) from exc
+        frame = read_sheet(path, dtype=str, keep_default_na=False)
         # Row 1 of the sheet is the header, so data row i is spreadsheet row i + 2.
         return [Row(i + 2, {str(k): str(v) for k, v in rec.items()})
                 for i, rec in enumerate(frame.to_dict("records"))]
