@@ -22,17 +22,22 @@ def compare_command(
         bool, typer.Option("--headline", help="Only the headline numbers (no subtasks, abilities, types).")
     ] = False,
     parser: Annotated[
-        str | None, typer.Option("--parser", help="How MME answer files are read: official (default) | words.")
+        str | None,
+        typer.Option("--parser", help="How MME answer files are read: official (default) | words."),
     ] = None,
     judge: Annotated[
-        str, typer.Option("--judge", help="Judge for MMBench predictions files: 'none' (rules only) or a spec.")
+        str,
+        typer.Option("--judge", help="Judge for MMBench predictions files: 'none' (rules only) or a spec."),
     ] = "none",
     literal_options: Annotated[
-        bool, typer.Option("--literal-options", help="MMBench files: keep options reading None, NA, ... as text.")
+        bool,
+        typer.Option("--literal-options", help="MMBench files: keep options reading None, NA, ... as text."),
     ] = False,
     level: Annotated[float, typer.Option("--level", help="Confidence level of the intervals.")] = 0.95,
     alpha: Annotated[float, typer.Option("--alpha", help="Significance level (after Holm).")] = 0.05,
-    power: Annotated[float, typer.Option("--power", help="Power of the minimum detectable difference.")] = 0.8,
+    power: Annotated[
+        float, typer.Option("--power", help="Power of the minimum detectable difference.")
+    ] = 0.8,
     resamples: Annotated[int, typer.Option("--resamples", help="Paired bootstrap resamples.")] = 2000,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the paired bootstraps.")] = 0,
 ) -> None:
@@ -53,4 +58,7 @@ def compare_command(
     if as_json:
         sys.stdout.write(result.model_dump_json(indent=2) + "\n")
         return
-    Console(highlight=False).print(render(result, headline_only=headline))
+    console = Console(highlight=False)
+    if not console.is_terminal:  # piped into a file: rows unwrapped rather than cut to 80 columns
+        console = Console(highlight=False, width=140)
+    console.print(render(result, headline_only=headline))

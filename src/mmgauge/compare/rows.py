@@ -73,6 +73,7 @@ class MetricRow(BaseModel):
     #: Smallest |difference| detectable at the asked power on these items (None: none is, or no spread).
     mdd: float | None = None
     #: Holm-adjusted p over the pairs of runs compared on this number (= p_value with two runs).
+    #: `significant`: p_adjusted <= alpha.
     p_adjusted: float | None = None
     family_size: int = 1
     significant: bool = False
@@ -98,7 +99,8 @@ def accuracy_row(
         difference=100.0 * interval.difference, low=100.0 * interval.low, high=100.0 * interval.high,
         level=settings.level, n=n, n_unit=n_unit, test=MCNEMAR, interval_method=interval.method,
         p_value=test.p_value, a_only=table.a_only, b_only=table.b_only,
-        mdd=None if mdd is None else 100.0 * mdd,
+        mdd=None if mdd is None else 100.0 * mdd, p_adjusted=test.p_value,
+        significant=test.p_value <= settings.alpha,
     )
 
 
@@ -129,5 +131,6 @@ def bootstrap_row(
         benchmark=benchmark, metric=metric, breakdown=breakdown, headline=headline, unit=unit, a=result.a,
         b=result.b, difference=result.difference, low=low, high=high, level=settings.level,
         n=result.n_clusters, n_unit=n_unit, test=BOOTSTRAP, interval_method=method,
-        p_value=result.p_value, mdd=z_sum * spread if spread > 0 else None,
+        p_value=result.p_value, mdd=z_sum * spread if spread > 0 else None, p_adjusted=result.p_value,
+        significant=result.p_value <= settings.alpha,
     )

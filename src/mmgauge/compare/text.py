@@ -85,7 +85,8 @@ def render(comparison: Comparison, *, headline_only: bool = False) -> Renderable
     legend = (f"Differences in percentage points (%) or score points; n in questions (q), images (img) or "
               f"question groups (grp); test: exact McNemar with its discordant counts (McN a/b) or paired "
               f"bootstrap (boot); '≈': not distinguishable at alpha {settings.alpha:g}, 'differs': the test "
-              f"rejects; MDD: the smallest difference these items detect with {100 * settings.power:g}% power.")
+              f"rejects; MDD: the smallest difference these items detect with {100 * settings.power:g}% "
+              "power.")
     parts.append(Text(""))
     parts.append(Text(legend))
     if comparison.holm is not None:
