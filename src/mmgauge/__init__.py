@@ -7,6 +7,9 @@ The Python API (imported on first use, so `import mmgauge` stays cheap):
     load_run(path) -> Run                                         typed results, manifest, records DataFrame
     score_mme(path), score_mmbench(path), m3gia_gia(counts, language), general_level(results)
                                                                   score files produced elsewhere
+    compare(runs) -> Comparison                                   paired tests between runs or answer files
+    judge_audit(run) -> JudgeAudit                                what the judge decided (judge-free bounds)
+    audit_judge(run, judge, sample=N) -> AgreementStudy           judge-vs-rule agreement (kappa)
 """
 
 from __future__ import annotations
@@ -27,6 +30,13 @@ _EXPORTS = {
     "score_mmbench_async": "mmgauge.api.scores",
     "m3gia_gia": "mmgauge.api.scores",
     "general_level": "mmgauge.api.scores",
+    "compare": "mmgauge.api.compare",
+    "Comparison": "mmgauge.compare.core",
+    "judge_audit": "mmgauge.api.audit",
+    "audit_judge": "mmgauge.api.audit",
+    "audit_judge_async": "mmgauge.api.audit",
+    "JudgeAudit": "mmgauge.store.judge_audit",
+    "AgreementStudy": "mmgauge.store.judge_audit",
     "RunResults": "mmgauge.store.results",
     "BenchmarkResults": "mmgauge.store.results",
 }

@@ -148,4 +148,25 @@ async def evaluate_async(request: EvalRequest | None = None, *, progress: Progre
     if not request.command:
         request = request.model_copy(update={"command": ["python", *sys.argv[:1]]})
     session = EvalSession(request, progress)
-    return await session.run()
+    results = await session.run()
+    write_judge_audit(request.out, request.command)
+    return results
+
+
+def write_judge_audit(out: Path, command: list[str]) -> None:
+    """Store what the judge decided in the run (`judge_audit.json`), computed from its final records.
+
+    Done under the folder's lock, right after the run released it; a command that took the folder in
+    between will write its own audit when it finishes, so this one is then skipped.
+    """
+    from mmgauge.compare.audit import audit_folder
+    from mmgauge.store.lock import FolderBusy
+    from mmgauge.store.manifest import now
+    from mmgauge.store.run_folder import RunFolder
+
+    folder = RunFolder(out)
+    try:
+        with folder.lock(command, now()):
+            folder.write_judge_audit(audit_folder(folder))
+    except FolderBusy:
+        return

@@ -81,24 +81,33 @@ class AgreementItem(BaseModel):
     against: str | None = None
 
 
+class Agreement(BaseModel):
+    """Agreement on one set of re-read answers."""
+
+    items: int
+    #: The judge vs the rules (None: no items).
+    judge_vs_rules: Kappa | None = None
+    #: The second judge vs the rules, and vs the first judge, when one was given.
+    against_vs_rules: Kappa | None = None
+    against_vs_judge: Kappa | None = None
+    #: Answers a judge could not read at all (no readable reply, or unavailable): label "none".
+    judge_unreadable: int = 0
+    against_unreadable: int = 0
+
+
 class AgreementStudy(BaseModel):
     """One `mmgauge audit-judge` run: a seeded sample of rule-read answers read again by a judge."""
 
     judge: str
     against: str | None = None
+    #: Answers asked for, and the seed of the sample.
     sample: int
     seed: int
-    #: How many answers each benchmark contributed.
-    per_benchmark: dict[str, int] = Field(default_factory=dict)
-    #: Judge vs the rules on the sampled answers.
-    judge_vs_rules: Kappa
-    #: The second judge vs the rules, and vs the first judge, when one was given.
-    against_vs_rules: Kappa | None = None
-    against_vs_judge: Kappa | None = None
-    #: Answers the judge could not read at all (no letter, or unavailable): category "none".
-    judge_unreadable: int = 0
-    items: list[AgreementItem] = Field(default_factory=list)
     created_at: str = ""
+    overall: Agreement
+    #: Per benchmark (their labels differ: yes/no for MME, option letters for MMBench and M3GIA).
+    per_benchmark: dict[str, Agreement] = Field(default_factory=dict)
+    items: list[AgreementItem] = Field(default_factory=list)
 
 
 class JudgeAgreement(BaseModel):
