@@ -155,3 +155,21 @@ def answers_text(entry: BenchmarkJudgeAudit) -> str:
     if entry.random:
         parts.append(f"{entry.random} random")
     return f"{entry.rule_unresolved} of {entry.answers} answers unreadable by rules: " + ", ".join(parts)
+
+
+def judge_audit(answers: Sequence[Answer], judge: str | None) -> JudgeAudit:
+    """The audit of a run's final answers (after its judge pass), for the benchmarks that have one."""
+    audit = JudgeAudit(judge=judge)
+    for benchmark, mine in by_benchmark(answers).items():
+        build = AUDITS.get(benchmark)
+        if build is not None:
+            audit.benchmarks[benchmark] = build(mine)
+    return audit
+
+
+def audit_folder(folder: RunFolder) -> JudgeAudit:
+    """The audit of a run folder's final records (read fast, as plain dicts)."""
+    manifest = folder.read_manifest() if folder.has_manifest() else None
+    judge = manifest.judge.label() if manifest is not None and manifest.judge is not None else None
+    dicts, _ = folder.record_dicts() if folder.has_records() else ([], True)
+    return judge_audit([Answer.from_dict(data) for data in dicts], judge)
