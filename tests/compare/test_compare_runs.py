@@ -14,8 +14,7 @@ import pytest
 from mmgauge.api.compare import compare
 from mmgauge.compare.core import Comparison
 from mmgauge.core.errors import UserError
-
-from .conftest import oracle_run, write_release
+from mmgauge.testing.oracle import oracle_run, write_release
 
 PLANTED = "count"
 

@@ -121,8 +121,8 @@ def _compare_pair(i: int, j: int, a: Source, b: Source, benchmark: str,
     comparer = COMPARERS.get(benchmark, compare_generic)
     rows = comparer(pa, pb, settings)
     if only_a or only_b:
-        notes.append(f"{benchmark}: paired on {len(pa)} {pa.item}s; {only_a} answered only by run {i + 1}, "
-                     f"{only_b} only by run {j + 1} (left out)")
+        notes.append(f"{benchmark}: paired on {len(pa)} {pa.item}s; {only_a} answered only by {a.label}, "
+                     f"{only_b} only by {b.label} (left out)")
     return PairComparison(a=i, b=j, benchmark=benchmark, items=len(pa), item=pa.item, only_a=only_a,
                           only_b=only_b, rows=rows, notes=notes)
 
@@ -140,27 +140,40 @@ def _apply_holm(pairs: list[PairComparison], alpha: float) -> None:
             row.significant = p <= alpha
 
 
-def compare_sources(sources: Sequence[Source], settings: CompareSettings | None = None) -> Comparison:
+def compare_sources(
+    sources: Sequence[Source], settings: CompareSettings | None = None, *, strict: bool = True
+) -> Comparison:
+    """Every pair of `sources` on each benchmark they share. `strict=False` (the report) notes a pair that
+    cannot be compared (different data, nothing shared) and goes on, instead of stopping with the error."""
     settings = settings or CompareSettings()
     if len(sources) < 2:
         raise UserError("compare needs at least two runs or answer files")
     _unique_labels(sources)
     runs = [ComparedRun(label=s.label, path=str(s.path), kind=s.kind, model=s.model) for s in sources]
     pairs: list[PairComparison] = []
+    skipped: list[str] = []
     for i, j in combinations(range(len(sources)), 2):
         a, b = sources[i], sources[j]
         shared = set(a.outcomes) & set(b.outcomes)
         if not shared:
-            raise UserError(f"{a.label} ({', '.join(sorted(a.outcomes)) or 'nothing'}) and {b.label} "
-                            f"({', '.join(sorted(b.outcomes)) or 'nothing'}) have no benchmark in common")
+            problem = UserError(f"{a.label} ({', '.join(sorted(a.outcomes)) or 'nothing'}) and {b.label} "
+                                f"({', '.join(sorted(b.outcomes)) or 'nothing'}) have no benchmark in common")
+            if strict:
+                raise problem
+            skipped.append(f"{a.label} vs {b.label}: not compared: {problem.message}")
         for benchmark in _ordered(shared):
-            pairs.append(_compare_pair(i, j, a, b, benchmark, settings))
+            try:
+                pairs.append(_compare_pair(i, j, a, b, benchmark, settings))
+            except UserError as problem:
+                if strict:
+                    raise
+                skipped.append(f"{a.label} vs {b.label}, {benchmark}: not compared: {problem.message}")
     _apply_holm(pairs, settings.alpha)
     family = None
     if len(sources) > 2:
         family = (f"Holm over the {len(sources) * (len(sources) - 1) // 2} pairs of runs, separately for "
                   "each number (benchmark, metric, breakdown); breakdowns are not corrected among themselves")
-    notes = [note for source in sources for note in source.notes]
+    notes = [note for source in sources for note in source.notes] + skipped
     return Comparison(runs=runs, settings=settings, holm=family, pairs=pairs, notes=notes)
 
 

@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import RunManifest
 from mmgauge.report.level_view import LevelView
+from mmgauge.store.judge_audit import JudgeAgreement, JudgeAudit
 from mmgauge.store.results import BenchmarkResults, RunResults
 from mmgauge.store.run_folder import RunFolder
 
@@ -80,6 +81,10 @@ class RunView:
     manifest: RunManifest | None
     benchmarks: dict[str, BenchView]
     notes: list[str] = field(default_factory=list)
+    #: What the judge decided (stored, or computed from the records for folders written before it was).
+    judge_audit: JudgeAudit | None = None
+    #: The `mmgauge audit-judge` studies kept in the folder.
+    judge_agreement: JudgeAgreement | None = None
 
     @property
     def label(self) -> str:
@@ -198,7 +203,32 @@ def load_run(path: Path) -> RunView:
         why = _extra_json(extra, benchmarks)
         if why is not None:
             notes.append(f"{extra.name} ignored: {why}")
-    return RunView(path=path, model=model, manifest=manifest, benchmarks=benchmarks, notes=notes)
+    view = RunView(path=path, model=model, manifest=manifest, benchmarks=benchmarks, notes=notes)
+    _judge_documents(view, folder, rows)
+    return view
+
+
+def _judge_documents(view: RunView, folder: RunFolder, rows: list[Row]) -> None:
+    """The folder's judge audit and agreement studies; an unreadable one is a note, never an error."""
+    try:
+        view.judge_audit = folder.read_judge_audit()
+    except UserError as problem:
+        view.notes.append(f"{folder.name_of('judge_audit')} ignored: {problem.message}")
+    if view.judge_audit is None and rows:
+        from mmgauge.compare.answers import Answer
+        from mmgauge.compare.audit import judge_audit
+
+        judge = view.manifest.judge.label() if view.manifest and view.manifest.judge else None
+        answers = [Answer(r.benchmark, r.sample_id, r.round, r.failed, r.answer, r.method, r.target,
+                          r.correct, r.metadata) for r in rows]
+        try:
+            view.judge_audit = judge_audit(answers, judge)
+        except (KeyError, ValueError, TypeError) as problem:
+            view.notes.append(f"no judge audit: the records lack what it needs ({type(problem).__name__})")
+    try:
+        view.judge_agreement = folder.read_judge_agreement()
+    except UserError as problem:
+        view.notes.append(f"{folder.name_of('judge_agreement')} ignored: {problem.message}")
 
 
 def load_runs(paths: list[Path]) -> list[RunView]:

@@ -1,8 +1,9 @@
-"""Runs for comparison tests, made with the real pipeline (`mmgauge.evaluate`) on generated MME releases.
+"""Generated MME releases and a model with planted accuracies, for tests of comparisons and reports.
 
-`OracleBackend` knows each question's truth and answers it right with a chance set per subtask, from a
-seeded generator keyed by the question's text: two runs with the same seed and chances answer alike, a
-planted difference sits exactly where its chances differ.
+`write_release` writes an MME release folder whose questions name their subtask and whose truth is in
+their wording; `OracleBackend` knows each question's truth and answers it right with a chance set per
+subtask, from a seeded generator keyed by the question's text: two runs with the same seed and chances
+answer alike, a planted difference sits exactly where its chances differ.
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ class OracleBackend(Backend):
 
 def oracle_run(out: Path, data: Path, chance: Mapping[str, float] | None = None, *, base: float = 0.75,
                seed: int = 0) -> Path:
+    """A run folder of `OracleBackend` on the release `data` (through `mmgauge.evaluate`, no cache)."""
     import mmgauge
 
     mmgauge.evaluate(OracleBackend(chance or {}, base, seed), benchmarks=["mme"], data=str(data), out=out,
