@@ -31,7 +31,7 @@ _EXPORTS = {
     "m3gia_gia": "mmgauge.api.scores",
     "general_level": "mmgauge.api.scores",
     "compare": "mmgauge.api.compare",
-    "Comparison": "mmgauge.compare.core",
+    "Comparison": "mmgauge.comparison.core",
     "judge_audit": "mmgauge.api.audit",
     "audit_judge": "mmgauge.api.audit",
     "audit_judge_async": "mmgauge.api.audit",

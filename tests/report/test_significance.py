@@ -100,3 +100,17 @@ def test_a_run_shows_what_its_judge_decided_and_its_agreement_studies(cli: Any, 
     agreement = names["run1_judge_agreement"]
     assert agreement.rows[0][:7] == [1, "mock:A", None, 2, "all", "judge vs rules", 5]
     assert "Judge agreement (1 studies)" in report.html
+
+
+def test_hostile_labels_and_categories_are_escaped_in_the_new_sections(
+    hostile_run: Path, runs: tuple[Path, Path], payloads: tuple[str, ...]
+) -> None:
+    html = build_report([hostile_run, runs[0]], images=False).html
+    section = html[html.index('id="significance"'):html.index('id="compare"')]
+    board = html[html.index('id="leaderboard"'):html.index('id="significance"')]
+    assert "category " in section  # the poisoned MMBench categories are compared, as text
+    for payload in payloads:
+        assert payload not in section and payload not in board
+    assert "&lt;script&gt;" in section
+    assert 'title="not distinguishable from run' in board
+    assert re.search(r'title="[^"]*&lt;script&gt;', board)  # the hostile model name, escaped in the title

@@ -12,7 +12,7 @@ from mmgauge.store.judge_audit import AgreementStudy, JudgeAudit
 
 def judge_audit(run: str | Path) -> JudgeAudit:
     """The run's stored judge audit (`judge_audit.json`), or one computed from its records if it has none."""
-    from mmgauge.compare.audit import audit_folder
+    from mmgauge.comparison.audit import audit_folder
     from mmgauge.store.run_folder import RunFolder
 
     folder = RunFolder(run).require()
@@ -60,7 +60,7 @@ async def audit_judge_async(
     """`audit_judge` for callers inside a running event loop."""
     from mmgauge.backends.base import BackendSettings
     from mmgauge.backends.registry import build_backend, load_backend
-    from mmgauge.compare.agreement import Judges, study
+    from mmgauge.comparison.agreement import Judges, study
     from mmgauge.core.errors import UserError
     from mmgauge.extraction.judge import Judge
     from mmgauge.store.cache import ResponseCache, default_cache_path

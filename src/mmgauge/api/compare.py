@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mmgauge.compare.core import Comparison
-from mmgauge.compare.rows import CompareSettings
+from mmgauge.comparison.core import Comparison
+from mmgauge.comparison.rows import CompareSettings
 
 if TYPE_CHECKING:
     from mmgauge.extraction.judge import Judge
@@ -41,8 +41,8 @@ def compare(
     """
     from mmgauge.api.evaluate import run_sync
     from mmgauge.api.scores import judge_for
-    from mmgauge.compare.core import compare_sources
-    from mmgauge.compare.sources import read_source
+    from mmgauge.comparison.core import compare_sources
+    from mmgauge.comparison.sources import read_source
     from mmgauge.core.errors import UserError
 
     try:

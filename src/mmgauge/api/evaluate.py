@@ -159,7 +159,7 @@ def write_judge_audit(out: Path, command: list[str]) -> None:
     Done under the folder's lock, right after the run released it; a command that took the folder in
     between will write its own audit when it finishes, so this one is then skipped.
     """
-    from mmgauge.compare.audit import audit_folder
+    from mmgauge.comparison.audit import audit_folder
     from mmgauge.store.lock import FolderBusy
     from mmgauge.store.manifest import now
     from mmgauge.store.run_folder import RunFolder

@@ -47,7 +47,7 @@ def compare_command(
     from rich.console import Console
 
     from mmgauge.api.compare import compare
-    from mmgauge.compare.text import render
+    from mmgauge.comparison.text import render
     from mmgauge.core.errors import UserError
 
     if len(runs) < 2:

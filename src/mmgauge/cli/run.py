@@ -216,7 +216,7 @@ def print_summary(console: Console, results: RunResults, out: str) -> None:
 
 def print_judge_audit(console: Console, out: Path) -> None:
     """What the judge decided (`judge_audit.json`), when the rules left any answer unread."""
-    from mmgauge.compare.audit import answers_text, decided_text, number_text, range_text
+    from mmgauge.comparison.audit import answers_text, decided_text, number_text, range_text
     from mmgauge.store.run_folder import RunFolder
 
     audit = RunFolder(out).read_judge_audit()

@@ -3,7 +3,7 @@ of each headline number; per run, the agreement studies of `mmgauge audit-judge`
 
 from __future__ import annotations
 
-from mmgauge.compare.audit import answers_text
+from mmgauge.comparison.audit import answers_text
 from mmgauge.report.sections.base import note
 from mmgauge.report.tables import Cell, Table, table_html
 from mmgauge.stats.agreement import Kappa

@@ -215,8 +215,8 @@ def _judge_documents(view: RunView, folder: RunFolder, rows: list[Row]) -> None:
     except UserError as problem:
         view.notes.append(f"{folder.name_of('judge_audit')} ignored: {problem.message}")
     if view.judge_audit is None and rows:
-        from mmgauge.compare.answers import Answer
-        from mmgauge.compare.audit import judge_audit
+        from mmgauge.comparison.answers import Answer
+        from mmgauge.comparison.audit import judge_audit
 
         judge = view.manifest.judge.label() if view.manifest and view.manifest.judge else None
         answers = [Answer(r.benchmark, r.sample_id, r.round, r.failed, r.answer, r.method, r.target,

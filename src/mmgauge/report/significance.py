@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from html import escape
 from itertools import pairwise
 
-from mmgauge.compare.core import Comparison
-from mmgauge.compare.rows import MetricRow
-from mmgauge.compare.text import NAMES, number_name, p_text, verdict
+from mmgauge.comparison.core import Comparison
+from mmgauge.comparison.rows import MetricRow
+from mmgauge.comparison.text import NAMES, number_name, p_text, verdict
 from mmgauge.core.errors import UserError
 from mmgauge.report.load import RunView
 from mmgauge.report.sections.base import note
@@ -42,8 +42,8 @@ class Compared:
 
 
 def compare_runs(runs: list[RunView]) -> Compared:
-    from mmgauge.compare.core import compare_sources
-    from mmgauge.compare.sources import read_source
+    from mmgauge.comparison.core import compare_sources
+    from mmgauge.comparison.sources import read_source
 
     out = Compared(None)
     sources = []

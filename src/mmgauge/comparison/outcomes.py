@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from mmgauge.compare.answers import Answer
+from mmgauge.comparison.answers import Answer
 from mmgauge.scoring.mmbench import L2_ABBREVIATIONS
 from mmgauge.scoring.mme import MMEItem
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mmgauge.compare.answers import Answer, by_benchmark
-from mmgauge.compare.outcomes import Outcomes, from_answers, mmbench_outcomes, mme_from_items
+from mmgauge.comparison.answers import Answer, by_benchmark
+from mmgauge.comparison.outcomes import Outcomes, from_answers, mmbench_outcomes, mme_from_items
 from mmgauge.core.errors import UserError
 from mmgauge.store.run_folder import RunFolder
 

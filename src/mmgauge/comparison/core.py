@@ -17,13 +17,13 @@ from itertools import combinations
 import numpy as np
 from pydantic import BaseModel, Field
 
-from mmgauge.compare.generic import compare_generic
-from mmgauge.compare.m3gia import compare_m3gia
-from mmgauge.compare.mmbench import compare_mmbench
-from mmgauge.compare.mme import compare_mme, full_images, partial_note
-from mmgauge.compare.outcomes import Outcomes
-from mmgauge.compare.rows import CompareSettings, MetricRow
-from mmgauge.compare.sources import Source
+from mmgauge.comparison.generic import compare_generic
+from mmgauge.comparison.m3gia import compare_m3gia
+from mmgauge.comparison.mmbench import compare_mmbench
+from mmgauge.comparison.mme import compare_mme, full_images, partial_note
+from mmgauge.comparison.outcomes import Outcomes
+from mmgauge.comparison.rows import CompareSettings, MetricRow
+from mmgauge.comparison.sources import Source
 from mmgauge.core.errors import UserError
 from mmgauge.stats.paired import holm
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mmgauge.compare.audit import RULE_UNRESOLVED
+from mmgauge.comparison.audit import RULE_UNRESOLVED
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import DatasetEntry, RunManifest, Sample, SampleRecord
 from mmgauge.extraction.judge import Judge

@@ -8,9 +8,9 @@ never narrower than the MOVER floor of the abilities' Newcombe intervals (`floor
 
 from __future__ import annotations
 
-from mmgauge.compare.floors import independent, newcombe_spread
-from mmgauge.compare.outcomes import Outcomes
-from mmgauge.compare.rows import CompareSettings, MetricRow, accuracy_row, bootstrap_row
+from mmgauge.comparison.floors import independent, newcombe_spread
+from mmgauge.comparison.outcomes import Outcomes
+from mmgauge.comparison.rows import CompareSettings, MetricRow, accuracy_row, bootstrap_row
 from mmgauge.stats.bootstrap import sum_of_group_means
 
 BENCHMARK = "mmbench"

@@ -6,8 +6,8 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from mmgauge.compare.core import Comparison, PairComparison
-from mmgauge.compare.rows import MCNEMAR, MetricRow
+from mmgauge.comparison.core import Comparison, PairComparison
+from mmgauge.comparison.rows import MCNEMAR, MetricRow
 
 NAMES = {"mme": "MME", "mmbench": "MMBench", "m3gia": "M3GIA"}
 

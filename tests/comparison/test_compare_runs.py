@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from mmgauge.api.compare import compare
-from mmgauge.compare.core import Comparison
+from mmgauge.comparison.core import Comparison
 from mmgauge.core.errors import UserError
 from mmgauge.testing.oracle import oracle_run, write_release
 

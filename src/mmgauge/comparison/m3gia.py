@@ -19,9 +19,9 @@ from collections import Counter
 import numpy as np
 import numpy.typing as npt
 
-from mmgauge.compare.floors import independent, newcombe_spread
-from mmgauge.compare.outcomes import FloatArray, Outcomes
-from mmgauge.compare.rows import CompareSettings, MetricRow, accuracy_row, bootstrap_row
+from mmgauge.comparison.floors import independent, newcombe_spread
+from mmgauge.comparison.outcomes import FloatArray, Outcomes
+from mmgauge.comparison.rows import CompareSettings, MetricRow, accuracy_row, bootstrap_row
 from mmgauge.core.errors import UserError
 from mmgauge.scoring.m3gia import TYPES
 from mmgauge.stats.bootstrap import Statistic, sum_of_group_means

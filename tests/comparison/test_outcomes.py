@@ -7,10 +7,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mmgauge.compare.m3gia import compare_m3gia
-from mmgauge.compare.mmbench import compare_mmbench
-from mmgauge.compare.outcomes import Outcomes, mmbench_outcomes, mme_from_items
-from mmgauge.compare.rows import CompareSettings
+from mmgauge.comparison.m3gia import compare_m3gia
+from mmgauge.comparison.mmbench import compare_mmbench
+from mmgauge.comparison.outcomes import Outcomes, mmbench_outcomes, mme_from_items
+from mmgauge.comparison.rows import CompareSettings
 from mmgauge.scoring.m3gia_gia import QUESTION_TYPE_TO_COLUMN, compute_gia, question_counts
 from mmgauge.scoring.mmbench import score_columns
 from mmgauge.scoring.mme import MMEItem

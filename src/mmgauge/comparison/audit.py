@@ -18,8 +18,8 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from mmgauge.compare.answers import Answer, by_benchmark
-from mmgauge.compare.outcomes import BoolArray, Outcomes, mmbench_outcomes
+from mmgauge.comparison.answers import Answer, by_benchmark
+from mmgauge.comparison.outcomes import BoolArray, Outcomes, mmbench_outcomes
 from mmgauge.extraction.methods import JUDGE, RANDOM, UNRESOLVED
 from mmgauge.store.judge_audit import BenchmarkJudgeAudit, JudgeAudit, ScoreBounds
 from mmgauge.store.run_folder import RunFolder
