@@ -15,6 +15,7 @@ or `mmbench=PATH` says it outright.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING
 from mmgauge.comparison.answers import Answer, by_benchmark
 from mmgauge.comparison.outcomes import Outcomes, from_answers, mmbench_outcomes, mme_from_items
 from mmgauge.core.errors import UserError
+from mmgauge.core.types import RunManifest
 from mmgauge.store.run_folder import RunFolder
 
 if TYPE_CHECKING:
@@ -86,16 +88,24 @@ def _run_folder(path: Path) -> Source:
     if not folder.has_records():
         raise UserError(f"the run folder has no answers ({folder.name_of('records')})", file=str(path))
     dicts, judged = folder.record_dicts()
-    answers = by_benchmark(Answer.from_dict(data) for data in dicts)
     model = manifest.model.label() if manifest is not None else (results.model if results else None)
-    source = Source(path, f"{model or 'run'} ({path.name})", RUN_FOLDER, model,
-                    {name: from_answers(name, items) for name, items in answers.items()})
-    if manifest is not None:
-        source.fingerprints = {d.benchmark: d.fingerprint for d in manifest.datasets}
-        source.data = {d.benchmark: d.data for d in manifest.datasets}
+    source = run_source(path, model, [Answer.from_dict(data) for data in dicts], manifest)
     if not judged:
         source.notes.append(f"{path.name}: no {folder.name_of('scored')} (run not scored?): answers as "
                             "logged, before any judge pass")
+    return source
+
+
+def run_source(
+    path: Path, model: str | None, answers: Sequence[Answer], manifest: RunManifest | None
+) -> Source:
+    """A run folder's source from its final answers (the report passes the ones it has already read)."""
+    grouped = by_benchmark(answers)
+    source = Source(path, f"{model or 'run'} ({path.name})", RUN_FOLDER, model,
+                    {name: from_answers(name, items) for name, items in grouped.items()})
+    if manifest is not None:
+        source.fingerprints = {d.benchmark: d.fingerprint for d in manifest.datasets}
+        source.data = {d.benchmark: d.data for d in manifest.datasets}
     return source
 
 

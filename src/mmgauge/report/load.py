@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from pydantic import ValidationError
 
@@ -23,6 +23,9 @@ from mmgauge.report.level_view import LevelView
 from mmgauge.store.judge_audit import JudgeAgreement, JudgeAudit
 from mmgauge.store.results import BenchmarkResults, RunResults
 from mmgauge.store.run_folder import RunFolder
+
+if TYPE_CHECKING:
+    from mmgauge.comparison.answers import Answer
 
 #: Counts each benchmark's results carry, in the order the report shows them.
 COUNT_FIELDS: Final = ("samples", "requested", "cache_hits", "resumed", "failed", "judge_calls")
@@ -208,6 +211,14 @@ def load_run(path: Path) -> RunView:
     return view
 
 
+def answers_of(rows: list[Row]) -> list[Answer]:
+    """The rows as the comparison and the judge audit read records."""
+    from mmgauge.comparison.answers import Answer
+
+    return [Answer(r.benchmark, r.sample_id, r.round, r.failed, r.answer, r.method, r.target, r.correct,
+                   r.metadata) for r in rows]
+
+
 def _judge_documents(view: RunView, folder: RunFolder, rows: list[Row]) -> None:
     """The folder's judge audit and agreement studies; an unreadable one is a note, never an error."""
     try:
@@ -215,14 +226,11 @@ def _judge_documents(view: RunView, folder: RunFolder, rows: list[Row]) -> None:
     except UserError as problem:
         view.notes.append(f"{folder.name_of('judge_audit')} ignored: {problem.message}")
     if view.judge_audit is None and rows:
-        from mmgauge.comparison.answers import Answer
         from mmgauge.comparison.audit import judge_audit
 
         judge = view.manifest.judge.label() if view.manifest and view.manifest.judge else None
-        answers = [Answer(r.benchmark, r.sample_id, r.round, r.failed, r.answer, r.method, r.target,
-                          r.correct, r.metadata) for r in rows]
         try:
-            view.judge_audit = judge_audit(answers, judge)
+            view.judge_audit = judge_audit(answers_of(rows), judge)
         except (KeyError, ValueError, TypeError) as problem:
             view.notes.append(f"no judge audit: the records lack what it needs ({type(problem).__name__})")
     try:

@@ -13,8 +13,7 @@ from itertools import pairwise
 from mmgauge.comparison.core import Comparison
 from mmgauge.comparison.rows import MetricRow
 from mmgauge.comparison.text import NAMES, number_name, p_text, verdict
-from mmgauge.core.errors import UserError
-from mmgauge.report.load import RunView
+from mmgauge.report.load import RunView, answers_of
 from mmgauge.report.sections.base import note
 from mmgauge.report.tables import Cell, Mark, Table, table_html
 from mmgauge.store.run_folder import RunFolder
@@ -43,19 +42,20 @@ class Compared:
 
 def compare_runs(runs: list[RunView]) -> Compared:
     from mmgauge.comparison.core import compare_sources
-    from mmgauge.comparison.sources import read_source
+    from mmgauge.comparison.sources import run_source
 
     out = Compared(None)
     sources = []
     for number, run in enumerate(runs):
-        folder = RunFolder(run.path)
-        if not (run.path.is_dir() and folder.exists() and folder.has_records()):
+        rows = [row for bench in run.benchmarks.values() for row in bench.rows]
+        if not (run.path.is_dir() and RunFolder(run.path).exists() and rows):
             out.notes.append(f"run {number + 1} has no answers to compare (not a run folder, or no records)")
             continue
         try:
-            source = read_source(run.path)
-        except UserError as problem:
-            out.notes.append(f"run {number + 1} not compared: {problem.message}")
+            source = run_source(run.path, run.model, answers_of(rows), run.manifest)
+        except (KeyError, ValueError, TypeError) as problem:
+            out.notes.append(f"run {number + 1} not compared: its records lack what pairing needs "
+                             f"({type(problem).__name__})")
             continue
         source.label = f"run {number + 1}"
         sources.append(source)
