@@ -178,3 +178,4 @@ def test_the_terminal_table_marks_what_differs(runs: dict[str, Path], cli: Any) 
 def test_fewer_than_two_runs_or_nothing_shared(runs: dict[str, Path], cli: Any, tmp_path: Path) -> None:
     assert "at least two runs" in cli("compare", runs["a"]).error_line()
     assert "no such run folder" in cli("compare", runs["a"], tmp_path / "missing").error_line()
+    assert "'--level'" in cli("compare", runs["a"], runs["b"], "--level", "1.5").error_line()

@@ -43,12 +43,15 @@ def compare(
     from mmgauge.api.scores import judge_for
     from mmgauge.comparison.core import compare_sources
     from mmgauge.comparison.sources import read_source
+    from pydantic import ValidationError
+
     from mmgauge.core.errors import UserError
 
     try:
         settings = CompareSettings(level=level, alpha=alpha, power=power, resamples=resamples, seed=seed)
-    except ValueError as error:
-        raise UserError(" ".join(str(error).split()[:30])) from None
+    except ValidationError as error:
+        first = error.errors()[0]
+        raise UserError(first["msg"], field="--" + ".".join(str(part) for part in first["loc"])) from None
     the_judge = judge_for(judge)
     try:
         sources = [read_source(run, parser=parser, judge=the_judge, literal_options=literal_options)
