@@ -99,7 +99,7 @@ def test_holm_is_applied_over_the_pairs_of_three_runs(runs: dict[str, Path]) -> 
     multitest = pytest.importorskip("statsmodels.stats.multitest")
     result = compare([runs["a"], runs["b"], runs["c"]])
     assert [(p.a, p.b) for p in result.pairs] == [(0, 1), (0, 2), (1, 2)]
-    assert result.holm is not None and "3 pairs of runs" in result.holm
+    assert result.holm is not None and "(3 of 3 pairs)" in result.holm
     families: dict[tuple[str, str], list[Any]] = {}
     for pair in result.pairs:
         for row in pair.rows:

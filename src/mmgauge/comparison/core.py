@@ -171,8 +171,11 @@ def compare_sources(
     _apply_holm(pairs, settings.alpha)
     family = None
     if len(sources) > 2:
-        family = (f"Holm over the {len(sources) * (len(sources) - 1) // 2} pairs of runs, separately for "
-                  "each number (benchmark, metric, breakdown); breakdowns are not corrected among themselves")
+        sizes = sorted({row.family_size for pair in pairs for row in pair.rows})
+        counted = "-".join(str(n) for n in sizes[:: max(len(sizes) - 1, 1)]) if sizes else "0"
+        family = (f"Holm over the pairs of runs compared on each number ({counted} of "
+                  f"{len(sources) * (len(sources) - 1) // 2} pairs), separately for each number (benchmark, "
+                  "metric, breakdown); breakdowns are not corrected among themselves")
     notes = [note for source in sources for note in source.notes] + skipped
     return Comparison(runs=runs, settings=settings, holm=family, pairs=pairs, notes=notes)
 
