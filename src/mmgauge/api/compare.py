@@ -39,12 +39,12 @@ def compare(
       when there are more than two); `power`: of the minimum detectable difference.
     - `resamples`, `seed`: of the paired bootstraps (each number is seeded on its own from `seed`).
     """
+    from pydantic import ValidationError
+
     from mmgauge.api.evaluate import run_sync
     from mmgauge.api.scores import judge_for
     from mmgauge.comparison.core import compare_sources
     from mmgauge.comparison.sources import read_source
-    from pydantic import ValidationError
-
     from mmgauge.core.errors import UserError
 
     try:
