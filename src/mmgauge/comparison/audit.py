@@ -145,7 +145,8 @@ def range_text(bounds: ScoreBounds) -> str:
 
 
 def decided_text(bounds: ScoreBounds) -> str:
-    return f"{bounds.decided} of {bounds.units} {bounds.unit_name}"
+    points = "points" if bounds.unit == "points" else "pp"
+    return f"{bounds.decided} of {bounds.units} {bounds.unit_name} ({bounds.points_at_stake:.1f} {points})"
 
 
 def answers_text(entry: BenchmarkJudgeAudit) -> str:

@@ -14,11 +14,11 @@ def audit_html(prefix: str, judge: str | None, entry: BenchmarkJudgeAudit) -> tu
     """The judge audit of one benchmark of one run (nothing when every answer was read by rules)."""
     if not entry.rule_unresolved:
         return "", []
-    rows: list[list[Cell]] = [[b.measure, b.unit, b.value, b.all_wrong, b.all_right, b.decided, b.units,
-                               b.unit_name] for b in entry.bounds]
+    rows: list[list[Cell]] = [[b.measure, b.unit, b.value, b.all_wrong, b.all_right, b.points_at_stake,
+                               b.decided, b.units, b.unit_name] for b in entry.bounds]
     table = Table(f"{prefix}judge_audit_{entry.benchmark}",
                   ["measure", "unit", "as scored", "all unreadable wrong", "all unreadable right",
-                   "decided by them", "of", "units"], rows)
+                   "points at stake", "decided by them", "of", "units"], rows)
     who = f"the judge ({judge})" if judge else "no judge (they count wrong)"
     text = (f"{answers_text(entry)}; read by {who}. The bounds need no judge: every such answer counted "
             "wrong, or right. 'Decided by them': units whose verdict differs between the two bounds.")

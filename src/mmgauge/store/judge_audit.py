@@ -36,9 +36,9 @@ class ScoreBounds(BaseModel):
     unit_name: str
 
     @property
-    def decided_by_judge_points(self) -> float:
-        """How far the judge's verdicts moved the number up from the all-wrong bound."""
-        return self.value - self.all_wrong
+    def points_at_stake(self) -> float:
+        """Headline points the unreadable answers decide: the width of the judge-free bounds."""
+        return self.all_right - self.all_wrong
 
 
 class BenchmarkJudgeAudit(BaseModel):
