@@ -9,6 +9,9 @@ The Python API (imported on first use, so `import mmgauge` stays cheap):
                                                                   score files produced elsewhere
     export_table(runs, out=None) -> DataFrame                     every metric of runs as one tidy table
     log_wandb(runs, project=...)                                  metrics, table and report to W&B
+    compare(runs) -> Comparison                                   paired tests between runs or answer files
+    judge_audit(run) -> JudgeAudit                                what the judge decided (judge-free bounds)
+    audit_judge(run, judge, sample=N) -> AgreementStudy           judge-vs-rule agreement (kappa)
 """
 
 from __future__ import annotations
@@ -31,6 +34,13 @@ _EXPORTS = {
     "general_level": "mmgauge.api.scores",
     "export_table": "mmgauge.api.export",
     "log_wandb": "mmgauge.api.wandb_log",
+    "compare": "mmgauge.api.compare",
+    "Comparison": "mmgauge.comparison.core",
+    "judge_audit": "mmgauge.api.audit",
+    "audit_judge": "mmgauge.api.audit",
+    "audit_judge_async": "mmgauge.api.audit",
+    "JudgeAudit": "mmgauge.store.judge_audit",
+    "AgreementStudy": "mmgauge.store.judge_audit",
     "RunResults": "mmgauge.store.results",
     "BenchmarkResults": "mmgauge.store.results",
 }

@@ -45,7 +45,7 @@ BENCH_COMMAND_MODULES: tuple[str, ...] = (
 #: Modules with a Typer `app` mounted as a command group: (module, group name).
 GROUP_MODULES: tuple[tuple[str, str], ...] = (("mmgauge.cli.cfa", "cfa"),)
 #: Modules with a single-command Typer `app` mounted at the top level.
-TOP_COMMAND_MODULES: tuple[str, ...] = ("mmgauge.cli.report",)
+TOP_COMMAND_MODULES: tuple[str, ...] = ("mmgauge.cli.report", "mmgauge.cli.compare", "mmgauge.cli.audit")
 #: `score` commands defined elsewhere: (module, function, name under `score`, its old spelling).
 SCORE_COMMANDS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ("mmgauge.cli.m3gia", "gia_command", "m3gia", ("m3gia", "gia")),

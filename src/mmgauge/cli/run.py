@@ -202,6 +202,7 @@ def register(app: typer.Typer) -> None:
         progress = progress_for(console, progress_every)
         results = asyncio.run(evaluate_async(request, progress=progress))
         print_summary(console, results, str(out))
+        print_judge_audit(console, out)
         console.print(f"results: {out}")
         log_results(log, [out], project=wandb_project, entity=wandb_entity)
         if results.failed:
@@ -247,3 +248,25 @@ def print_summary(console: Console, results: RunResults, out: str) -> None:
     console.print(scores)
     for note in results.notes:
         console.print(Text(f"note: {note}", style="yellow"))
+
+
+def print_judge_audit(console: Console, out: Path) -> None:
+    """What the judge decided (`judge_audit.json`), when the rules left any answer unread."""
+    from mmgauge.comparison.audit import answers_text, decided_text, number_text, range_text
+    from mmgauge.store.run_folder import RunFolder
+
+    audit = RunFolder(out).read_judge_audit()
+    if audit is None or not audit.relevant:
+        return
+    who = f"the judge ({audit.judge})" if audit.judge else "no judge"
+    table = Table(title=f"Answers no rule could read, and what {who} made of them")
+    for column in ("benchmark", "measure", "as scored", "judge-free bounds", "decided by them"):
+        table.add_column(column, justify="left" if column in ("benchmark", "measure") else "right")
+    for name, entry in audit.benchmarks.items():
+        if not entry.rule_unresolved:
+            continue
+        table.add_row(name, answers_text(entry), "", "", "")
+        for bounds in entry.bounds:
+            table.add_row("", bounds.measure, number_text(bounds.value, bounds.unit), range_text(bounds),
+                          decided_text(bounds))
+    console.print(table)

@@ -32,6 +32,7 @@ h2{margin:4px 0 8px;font-size:18px} h3{margin:8px 0;font-size:16px} h4{margin:10
 .callout{border-left:4px solid var(--accent);background:#eef5fb;padding:6px 10px;margin:8px 0}
 .callout.warn{border-color:var(--warn);background:#fdf1ea}
 .note{color:var(--muted);font-size:12px}
+.tie{color:var(--warn);font-weight:600;cursor:help}
 .figs{display:flex;flex-wrap:wrap;gap:12px}.figs figure{margin:0}
 img.chart{max-width:100%;height:auto}
 .tablewrap{overflow-x:auto;margin:6px 0}

@@ -17,10 +17,12 @@ from mmgauge import __version__
 from mmgauge.report.assets import CSS, JS
 from mmgauge.report.browser import BrowserData
 from mmgauge.report.compare import compare, leaderboard
+from mmgauge.report.judge_view import agreement_html, audit_html
 from mmgauge.report.load import BenchView, RunView
 from mmgauge.report.provenance import ERRORS_SHOWN, errors_table, provenance_table
 from mmgauge.report.sections import Card, checked
 from mmgauge.report.sections.base import note
+from mmgauge.report.significance import TIE, compare_runs, leaderboard_marks, significance_section
 from mmgauge.report.tables import Cell, Table, table_html
 
 CHANGED_SHOWN = 100
@@ -55,7 +57,7 @@ def _prefixed(tables: list[Table], prefix: str) -> list[Table]:
     return [Table(f"{prefix}{t.name}", t.columns, t.rows, t.digits, t.sortable) for t in tables]
 
 
-def _bench_section(run_no: int, bench: BenchView, tables: list[Table]) -> tuple[str, str]:
+def _bench_section(run_no: int, bench: BenchView, tables: list[Table], run: RunView) -> tuple[str, str]:
     """(anchor id, HTML) of one benchmark of one run; its export tables are appended to `tables`."""
     section, problem = checked(bench)
     anchor = f"run{run_no + 1}-{bench.name}"
@@ -69,6 +71,12 @@ def _bench_section(run_no: int, bench: BenchView, tables: list[Table]) -> tuple[
     parts.append(_cards(section.cards(bench)))
     parts.append(section.body(bench))
     own = section.tables(bench)
+    audit = run.judge_audit.benchmarks.get(bench.name) if run.judge_audit is not None else None
+    if audit is not None:
+        judge = run.judge_audit.judge if run.judge_audit is not None else None
+        html, audit_tables = audit_html("", judge, audit)
+        parts.append(html)
+        own = [*own, *audit_tables]
     if bench.rows:
         prov, errs = provenance_table(bench), errors_table(bench)
         parts.append(f"<h4>Extraction provenance</h4>{table_html(prov)}")
@@ -125,9 +133,12 @@ def _run_section(run_no: int, run: RunView, tables: list[Table]) -> tuple[list[t
     if not run.benchmarks:
         parts.append(note("This run has no benchmark results and no answers yet.", warn=True))
     for bench in run.benchmarks.values():
-        bench_anchor, html = _bench_section(run_no, bench, tables)
+        bench_anchor, html = _bench_section(run_no, bench, tables, run)
         links.append((bench_anchor, f"· {bench.name}"))
         parts.append(html)
+    agreement, agreement_tables = agreement_html(f"run{run_no + 1}_", run.judge_agreement)
+    parts.append(agreement)
+    tables.extend(agreement_tables)
     manifest = _prefixed(manifest_tables(run), f"run{run_no + 1}_")
     if manifest:
         parts.append("<details><summary>Run manifest: model, generation settings, judge, versions, data "
@@ -158,11 +169,16 @@ def render_page(runs: list[RunView], browser: BrowserData) -> Page:
     body: list[str] = []
     if len(runs) > 1:
         board = leaderboard(runs)
-        tables.append(board)
-        body.append('<section id="leaderboard"><h2>Leaderboard</h2>'
-                    + note("Click a column header to sort.") + table_html(board) + "</section>")
+        compared = compare_runs(runs)
+        marks, neighbours = leaderboard_marks(board, runs, compared)
+        tables.extend([board, neighbours])
+        ties = (f"{TIE}: not distinguishable from the run ranked just above it on that number (paired test "
+                "on the items both answered; hover for the p-value). ") if marks else ""
+        body.append('<section id="leaderboard"><h2>Leaderboard</h2>' + note(f"{ties}Click a column header to "
+                    "sort.") + table_html(board, marks=marks) + "</section>")
+        body.append(significance_section(runs, compared, tables))
         body.append(_comparisons(runs, tables))
-        links += [("leaderboard", "Leaderboard"), ("compare", "Comparison")]
+        links += [("leaderboard", "Leaderboard"), ("significance", "Significance"), ("compare", "Comparison")]
     for number, run in enumerate(runs):
         run_links, html = _run_section(number, run, tables)
         links += run_links

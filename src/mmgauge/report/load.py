@@ -13,15 +13,19 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from pydantic import ValidationError
 
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import RunManifest
 from mmgauge.report.level_view import LevelView
+from mmgauge.store.judge_audit import JudgeAgreement, JudgeAudit
 from mmgauge.store.results import BenchmarkResults, RunResults
 from mmgauge.store.run_folder import RunFolder
+
+if TYPE_CHECKING:
+    from mmgauge.comparison.answers import Answer
 
 #: Counts each benchmark's results carry, in the order the report shows them.
 COUNT_FIELDS: Final = ("samples", "requested", "cache_hits", "resumed", "failed", "judge_calls")
@@ -84,6 +88,10 @@ class RunView:
     caveats: list[str] = field(default_factory=list)
     #: Short tags of the caveats (`sample data`, `baseline`).
     marks: list[str] = field(default_factory=list)
+    #: What the judge decided (stored, or computed from the records for folders written before it was).
+    judge_audit: JudgeAudit | None = None
+    #: The `mmgauge audit-judge` studies kept in the folder.
+    judge_agreement: JudgeAgreement | None = None
 
     @property
     def label(self) -> str:
@@ -205,8 +213,38 @@ def load_run(path: Path) -> RunView:
             notes.append(f"{extra.name} ignored: {why}")
     caveats = list(results.notes) if results is not None else []
     marks = list(results.labels) if results is not None else []
-    return RunView(path=path, model=model, manifest=manifest, benchmarks=benchmarks, notes=notes,
+    view = RunView(path=path, model=model, manifest=manifest, benchmarks=benchmarks, notes=notes,
                    caveats=caveats, marks=marks)
+    _judge_documents(view, folder, rows)
+    return view
+
+
+def answers_of(rows: list[Row]) -> list[Answer]:
+    """The rows as the comparison and the judge audit read records."""
+    from mmgauge.comparison.answers import Answer
+
+    return [Answer(r.benchmark, r.sample_id, r.round, r.failed, r.answer, r.method, r.target, r.correct,
+                   r.metadata) for r in rows]
+
+
+def _judge_documents(view: RunView, folder: RunFolder, rows: list[Row]) -> None:
+    """The folder's judge audit and agreement studies; an unreadable one is a note, never an error."""
+    try:
+        view.judge_audit = folder.read_judge_audit()
+    except UserError as problem:
+        view.notes.append(f"{folder.name_of('judge_audit')} ignored: {problem.message}")
+    if view.judge_audit is None and rows:
+        from mmgauge.comparison.audit import judge_audit
+
+        judge = view.manifest.judge.label() if view.manifest and view.manifest.judge else None
+        try:
+            view.judge_audit = judge_audit(answers_of(rows), judge)
+        except (KeyError, ValueError, TypeError) as problem:
+            view.notes.append(f"no judge audit: the records lack what it needs ({type(problem).__name__})")
+    try:
+        view.judge_agreement = folder.read_judge_agreement()
+    except UserError as problem:
+        view.notes.append(f"{folder.name_of('judge_agreement')} ignored: {problem.message}")
 
 
 def load_runs(paths: list[Path]) -> list[RunView]:

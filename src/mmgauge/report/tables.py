@@ -42,15 +42,28 @@ def format_cell(value: Cell, digits: int = 2) -> str:
     return str(value)
 
 
-def table_html(table: Table, *, caption: str | None = None, limit: int | None = None) -> str:
-    """An escaped HTML table; numeric cells carry `data-v` so the page script can sort them as numbers."""
+#: A mark after a cell's value: (symbol, hover text), both escaped when rendered.
+Mark = tuple[str, str]
+
+
+def table_html(
+    table: Table, *, caption: str | None = None, limit: int | None = None,
+    marks: dict[tuple[int, int], Mark] | None = None,
+) -> str:
+    """An escaped HTML table; numeric cells carry `data-v` so the page script can sort them as numbers.
+
+    `marks[(row, column)]` puts a symbol after that cell's value, with its hover text as the title.
+    """
     cls = ' class="sortable"' if table.sortable else ""
     head = "".join(f'<th scope="col">{escape(c)}</th>' for c in table.columns)
     body: list[str] = []
-    for row in table.rows[:limit]:
+    for number, row in enumerate(table.rows[:limit]):
         cells: list[str] = []
-        for value in row:
+        for column, value in enumerate(row):
             text = escape(format_cell(value, table.digits))
+            mark = (marks or {}).get((number, column))
+            if mark is not None:
+                text += f' <span class="tie" title="{escape(mark[1])}">{escape(mark[0])}</span>'
             if isinstance(value, int | float) and not isinstance(value, bool):
                 cells.append(f'<td class="num" data-v="{escape(repr(float(value)))}">{text}</td>')
             else:

@@ -19,6 +19,8 @@ from pathlib import Path
 
 from mmgauge.backends.base import Backend, Request
 from mmgauge.benchmarks.base import AnyBenchmark, Dataset
+from mmgauge.comparison.answers import Answer
+from mmgauge.comparison.audit import judge_audit
 from mmgauge.core.types import GenerationConfig, ModelResponse, RunManifest, Sample, SampleRecord
 from mmgauge.extraction.judge import Judge
 from mmgauge.extraction.reasoning import strip_reasoning
@@ -227,6 +229,8 @@ class Runner:
                 scored.extend(records)
         self.folder.write_scored(scored)
         self.folder.write_results(results)
+        judge = manifest.manifest.judge.label() if manifest.manifest.judge is not None else None
+        self.folder.write_judge_audit(judge_audit([Answer.from_record(r) for r in scored], judge))
         return results
 
     def _with_images(self, record: SampleRecord, sample: Sample) -> SampleRecord:

@@ -4,6 +4,8 @@
     samples.jsonl    one record per finished request, appended and flushed as it lands (torn tail skipped)
     scored.jsonl     every record after the judge pass, in dataset order              (atomic rewrite)
     results.json     `RunResults`: scores over every record the folder holds           (atomic rewrite)
+    judge_audit.json `JudgeAudit`: what the judge decided, judge-free bounds            (atomic rewrite)
+    judge_agreement.json  `JudgeAgreement`: `mmgauge audit-judge` studies, newest last (atomic rewrite)
     thumbs/          one JPEG thumbnail per image that came inside a data file, by sha256
     sample-data/     the built-in sample data a default run was given
     .lock            held by the process writing the folder (see `lock.py`)
@@ -23,6 +25,7 @@ from pydantic import BaseModel, ValidationError
 
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import RunManifest, SampleRecord
+from mmgauge.store.judge_audit import JudgeAgreement, JudgeAudit
 from mmgauge.store.lock import FolderLock
 from mmgauge.store.results import RunResults
 from mmgauge.store.runlog import RunLog, complete_lines, read_records
@@ -31,6 +34,8 @@ _MANIFEST: Final = "manifest.json"
 _RECORDS: Final = "samples.jsonl"
 _SCORED: Final = "scored.jsonl"
 _RESULTS: Final = "results.json"
+_JUDGE_AUDIT: Final = "judge_audit.json"
+_JUDGE_AGREEMENT: Final = "judge_agreement.json"
 _THUMBS: Final = "thumbs"
 _SAMPLE_DATA: Final = "sample-data"
 _LOCK: Final = ".lock"
@@ -89,7 +94,8 @@ class RunFolder:
     @staticmethod
     def name_of(what: str) -> str:
         """The file name of one of the folder's documents (`manifest`, `records`, `scored`, `results`)."""
-        return {"manifest": _MANIFEST, "records": _RECORDS, "scored": _SCORED, "results": _RESULTS}[what]
+        return {"manifest": _MANIFEST, "records": _RECORDS, "scored": _SCORED, "results": _RESULTS,
+                "judge_audit": _JUDGE_AUDIT, "judge_agreement": _JUDGE_AGREEMENT}[what]
 
     def describe_file(self, what: str) -> str:
         """The path of one of the folder's documents, for messages."""
@@ -184,11 +190,27 @@ class RunFolder:
     def write_results(self, results: RunResults) -> None:
         write_atomic(self.path / _RESULTS, results.model_dump_json(indent=2) + "\n")
 
+    def read_judge_audit(self) -> JudgeAudit | None:
+        audit: JudgeAudit | None = _read_model(self.path / _JUDGE_AUDIT, JudgeAudit, "a judge audit")
+        return audit
+
+    def write_judge_audit(self, audit: JudgeAudit) -> None:
+        write_atomic(self.path / _JUDGE_AUDIT, audit.model_dump_json(indent=2) + "\n")
+
+    def read_judge_agreement(self) -> JudgeAgreement | None:
+        agreement: JudgeAgreement | None = _read_model(
+            self.path / _JUDGE_AGREEMENT, JudgeAgreement, "a judge agreement document")
+        return agreement
+
+    def write_judge_agreement(self, agreement: JudgeAgreement) -> None:
+        write_atomic(self.path / _JUDGE_AGREEMENT, agreement.model_dump_json(indent=2) + "\n")
+
     def extra_json_files(self) -> list[Path]:
         """JSON files beside the folder's own (e.g. a General-Level report saved into the folder)."""
         if not self.path.is_dir():
             return []
-        return sorted(p for p in self.path.glob("*.json") if p.name not in (_MANIFEST, _RESULTS))
+        own = (_MANIFEST, _RESULTS, _JUDGE_AUDIT, _JUDGE_AGREEMENT)
+        return sorted(p for p in self.path.glob("*.json") if p.name not in own)
 
     # -- images and sample data ------------------------------------------------------------------------------
 

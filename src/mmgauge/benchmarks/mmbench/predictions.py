@@ -11,6 +11,7 @@ question present and each a rotation of the first, options read literally.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -53,10 +54,33 @@ async def score_prediction_file(
                                    literal_options=literal_options, vlmevalkit_groups=True)
 
 
-async def score_predictions(
+@dataclass
+class ReadPredictions:
+    """A predictions file's rows as scoring reads them: the letter and the deciding method per row (after the
+    judge, if any), and how many copies each row's question group needs."""
+
+    table: Table
+    seen: Choices
+    letters: list[str | None]
+    methods: list[str]
+    #: Unresolved copies the judge was never asked about (their group was already wrong).
+    not_judged: npt.NDArray[np.bool_]
+    n_copies: npt.NDArray[np.int64]
+    circular: bool
+
+    @property
+    def correct(self) -> npt.NDArray[np.bool_]:
+        answer = self.table.answer
+        extracted = np.array(self.letters, dtype=object)
+        correct: npt.NDArray[np.bool_] = (answer != "") & (extracted == answer)
+        return correct
+
+
+async def read_predictions(
     table: Table, judge: Judge | None = None, *, random_fallback: bool = False, seed: int = 0,
     literal_options: bool = True, vlmevalkit_groups: bool = False,
-) -> MMBenchResult:
+) -> ReadPredictions:
+    """Every row's answer read by the rules, then (if given) the judge, as `score_predictions` reads them."""
     seen = choices(table, literal=literal_options)
     letters: list[str | None] = []
     methods: list[str] = []
@@ -74,8 +98,6 @@ async def score_predictions(
         raise UserError(f"every judge call failed for {waiting} answers, so nothing was scored; check the "
                         "judge and run the same command again (answers it judged are in the response cache)",
                         file=table.source)
-    answer = table.answer
-    extracted = np.array(letters, dtype=object)
     circular = has_copies(table)
     if vlmevalkit_groups:
         n_copies = group_sizes(table.group)  # judged on the copies present
@@ -83,16 +105,27 @@ async def score_predictions(
         # A file without circular copies cannot be scored circularly: each question is a group of one copy, so
         # circular equals vanilla (the result says so), rather than every group counting as missing copies.
         n_copies = table.n_options if circular else np.ones(len(table), dtype=np.int64)
+    return ReadPredictions(table, seen, letters, methods, not_judged, n_copies, circular)
+
+
+async def score_predictions(
+    table: Table, judge: Judge | None = None, *, random_fallback: bool = False, seed: int = 0,
+    literal_options: bool = True, vlmevalkit_groups: bool = False,
+) -> MMBenchResult:
+    read = await read_predictions(table, judge, random_fallback=random_fallback, seed=seed,
+                                  literal_options=literal_options, vlmevalkit_groups=vlmevalkit_groups)
+    seen = read.seen
+    answer = table.answer
     result = score_columns(
-        group=table.group, copy=table.copy, n_copies=n_copies,
-        correct=(answer != "") & (extracted == answer), method=methods, has_answer=answer != "",
+        group=table.group, copy=table.copy, n_copies=read.n_copies,
+        correct=read.correct, method=read.methods, has_answer=answer != "",
         category=seen.labels["category"], l2=seen.labels["l2-category"], split=seen.labels["split"],
-        judged=judge is not None, seed=seed, not_judged=not_judged,
+        judged=judge is not None, seed=seed, not_judged=read.not_judged,
     )
     if result.overall is None:
         raise UserError(f"the file has no answer key (a test split); {TEST_ANSWERS}", file=table.source,
                         field="answer")
-    _notes(result, table, seen, literal_options=literal_options, short=vlmevalkit_groups and circular)
+    _notes(result, table, seen, literal_options=literal_options, short=vlmevalkit_groups and read.circular)
     return result
 
 

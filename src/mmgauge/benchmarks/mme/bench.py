@@ -124,7 +124,7 @@ class MMEBenchmark(Benchmark[MMEOptions, MMEResult]):
                 resolved.append(record)
                 continue
             question = str(record.metadata.get("question", record.prompt))
-            decided = await _ask_judge(judge, question, record.response.text or "")
+            decided = await ask_judge(judge, question, record.response.text or "")
             answer = decided.answer
             correct = answer is not None and answer == record.target
             resolved.append(record.model_copy(update={"extraction": decided, "correct": correct}))
@@ -160,7 +160,7 @@ class MMEBenchmark(Benchmark[MMEOptions, MMEResult]):
         return dict(sample.metadata)
 
 
-async def _ask_judge(judge: Judge, question: str, answer: str) -> Extraction:
+async def ask_judge(judge: Judge, question: str, answer: str) -> Extraction:
     prompt = JUDGE_PROMPT.format(question=question, answer=answer)
     reply: str | None = None
     for attempt in range(1, JUDGE_TRIES + 1):

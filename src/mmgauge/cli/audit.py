@@ -1,0 +1,83 @@
+"""``mmgauge audit-judge RUN``: how far a judge agrees with the rules (and with another judge)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.table import Table
+
+if TYPE_CHECKING:
+    from mmgauge.stats.agreement import Kappa
+    from mmgauge.store.judge_audit import AgreementStudy
+
+app = typer.Typer(rich_markup_mode=None, add_completion=False, help="Judge audits.")
+
+
+@app.command("audit-judge")
+def audit_judge_command(
+    run: Annotated[Path, typer.Argument(help="A run folder written by `mmgauge run`.", show_default=False)],
+    sample: Annotated[int, typer.Option("--sample", min=1, help="How many rule-read answers to re-read.")],
+    judge: Annotated[
+        str | None, typer.Option("--judge", help="Judge model spec (default: the judge the run used).")
+    ] = None,
+    against: Annotated[
+        str | None, typer.Option("--against", help="A second judge, compared with the rules and the first.")
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the sample.")] = 0,
+    bench: Annotated[
+        str | None, typer.Option("--bench", help="Only these benchmarks (comma separated).")
+    ] = None,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Neither read nor write the response cache.")
+    ] = False,
+    cache_path: Annotated[Path | None, typer.Option("--cache-path", help="Response cache file.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the study as one JSON object.")] = False,
+) -> None:
+    """Re-read N answers the rules read with the judge (as the run's judge pass would ask it), and report
+    judge-vs-rule agreement: Cohen's kappa and raw agreement, each with its interval. The study is kept in
+    the run folder (judge_agreement.json) and shown in the report."""
+    from mmgauge.api.audit import audit_judge
+
+    names = [n.strip().lower() for n in bench.split(",") if n.strip()] if bench else None
+    result = audit_judge(run, judge, sample=sample, seed=seed, against=against, benchmarks=names,
+                         cache=not no_cache, cache_path=cache_path)
+    if as_json:
+        sys.stdout.write(result.model_dump_json(indent=2) + "\n")
+        return
+    from rich.console import Console
+
+    console = Console(highlight=False)
+    console.print(study_table(result))
+    console.print(f"kept in {run / 'judge_agreement.json'}")
+
+
+def kappa_text(kappa: Kappa | None) -> str:
+    if kappa is None:
+        return "–"
+    ci = kappa.agreement_ci
+    agreement = (f"agree {100 * kappa.observed_agreement:.1f}% ({100 * ci.level:g}% CI "
+                 f"{100 * ci.low:.1f}-{100 * ci.high:.1f})")
+    if kappa.kappa is None:
+        return f"kappa undefined (one category); {agreement}"
+    return (f"kappa {kappa.kappa:.3f} ({100 * kappa.level:g}% CI {kappa.low:.3f} to {kappa.high:.3f}); "
+            f"{agreement}")
+
+
+def study_table(result: AgreementStudy) -> Table:
+    table = Table(title=f"Judge {result.judge} re-reading {result.overall.items} rule-read answers "
+                        f"(seed {result.seed})", title_justify="left")
+    table.add_column("answers")
+    table.add_column("n", justify="right")
+    table.add_column("judge vs rules")
+    if result.against is not None:
+        table.add_column(f"{result.against} vs rules")
+        table.add_column(f"{result.against} vs judge")
+    for name, agreement in [("all", result.overall), *result.per_benchmark.items()]:
+        cells = [name, str(agreement.items), kappa_text(agreement.judge_vs_rules)]
+        if result.against is not None:
+            cells += [kappa_text(agreement.against_vs_rules), kappa_text(agreement.against_vs_judge)]
+        table.add_row(*cells)
+    return table

@@ -1,0 +1,176 @@
+"""What the judge decided in a run, from its records: the judge-free bounds of each headline number.
+
+An answer is *rule-unresolved* when no rule of its benchmark could read it: the judge then read it
+(method `judge`), left it unread (`unresolved`, MME `words-unknown`; counted wrong), or a seeded random
+letter was given (`random`). Every other scored answer was read by rules alone. The headline number is
+scored again twice, with every rule-unresolved answer counted right and counted wrong: neither bound
+depends on any judge, and the number as scored lies between them. A scoring unit (MMBench question group,
+MME image, M3GIA question) is *decided by the judge* when its verdict differs between the two bounds.
+
+MME's `official` parser has no judge step (its "other" answers are wrong by the official tool's
+definition), so only the `words` parser's unreadable answers count here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from mmgauge.comparison.answers import Answer, by_benchmark
+from mmgauge.comparison.outcomes import BoolArray, Outcomes, mmbench_outcomes
+from mmgauge.extraction.methods import JUDGE, RANDOM, UNRESOLVED
+from mmgauge.store.judge_audit import BenchmarkJudgeAudit, JudgeAudit, ScoreBounds
+from mmgauge.store.run_folder import RunFolder
+
+MME_UNREADABLE = "words-unknown"
+RULE_UNRESOLVED: dict[str, frozenset[str]] = {
+    "mme": frozenset({JUDGE, MME_UNREADABLE}),
+    "mmbench": frozenset({JUDGE, UNRESOLVED, RANDOM}),
+    "m3gia": frozenset({JUDGE, UNRESOLVED, RANDOM}),
+}
+
+
+def _entry(benchmark: str, scored: Sequence[Answer], bounds: list[ScoreBounds]) -> BenchmarkJudgeAudit:
+    methods = [a.method for a in scored]
+    unresolved = {UNRESOLVED, MME_UNREADABLE}
+    return BenchmarkJudgeAudit(
+        benchmark=benchmark, answers=len(scored),
+        rule_unresolved=sum(m in RULE_UNRESOLVED[benchmark] for m in methods),
+        judged=sum(m == JUDGE for m in methods), unresolved=sum(m in unresolved for m in methods),
+        random=sum(m == RANDOM for m in methods), bounds=bounds,
+    )
+
+
+def _mmbench(answers: Sequence[Answer]) -> BenchmarkJudgeAudit:
+    chosen = [a for a in answers if a.round == 0]
+    meta = [a.metadata for a in chosen]
+    keys = np.array([str(m.get("answer", "")) for m in meta], dtype=object)
+    correct = np.array([k != "" and a.answer == k for a, k in zip(chosen, keys, strict=True)], dtype=bool)
+    loose = np.array([a.method in RULE_UNRESOLVED["mmbench"] for a in chosen], dtype=bool)
+
+    def groups(right: BoolArray) -> Outcomes:
+        return mmbench_outcomes(
+            group=np.array([int(m["g_index"]) for m in meta], dtype=np.int64),
+            copy=np.array([int(m["copy"]) for m in meta], dtype=np.int64),
+            n_copies=np.array([int(m["n_copies"]) for m in meta], dtype=np.int64), correct=right,
+            has_answer=keys != "", request_failed=np.array([a.failed for a in chosen], dtype=bool),
+            l2=np.full(len(chosen), "", dtype=object), category=np.full(len(chosen), "", dtype=object),
+            answer=keys)
+
+    scored, high, low = groups(correct), groups(correct | loose), groups(correct & ~loose)
+    bounds = []
+    if len(scored):
+        for metric, label in (("circular", "MMBench circular"), ("vanilla", "MMBench vanilla")):
+            bounds.append(ScoreBounds(
+                measure=label, unit="%", value=100 * float(scored.values[metric].mean()),
+                all_right=100 * float(high.values[metric].mean()),
+                all_wrong=100 * float(low.values[metric].mean()),
+                decided=int((high.values[metric] != low.values[metric]).sum()), units=len(scored),
+                unit_name="question groups"))
+    return _entry("mmbench", [a for a in chosen if not a.failed], bounds)
+
+
+def _mme(answers: Sequence[Answer]) -> BenchmarkJudgeAudit:
+    from mmgauge.scoring.mme import COGNITION, MMEItem, score_mme
+
+    scored = [a for a in answers if not a.failed]
+    loose = [a.method in RULE_UNRESOLVED["mme"] for a in scored]
+
+    def items(mode: str) -> list[MMEItem]:
+        out = []
+        for a, free in zip(scored, loose, strict=True):
+            truth = str(a.metadata.get("truth") or a.target or "").lower()
+            answer = a.answer
+            if free and mode != "scored":
+                answer = truth if mode == "right" else ("no" if truth == "yes" else "yes")
+            image = str(a.metadata["image"]) + ("" if a.round == 0 else f"@{a.round}")
+            out.append(MMEItem(str(a.metadata["subtask"]), image, truth, answer, a.method or ""))
+        return out
+
+    results = {mode: score_mme(items(mode), parser="audit", resamples=0)
+               for mode in ("scored", "right", "wrong")}
+    decided: dict[str, set[str]] = {"perception": set(), "cognition": set()}
+    images: dict[str, set[str]] = {"perception": set(), "cognition": set()}
+    for item, free in zip(items("scored"), loose, strict=True):
+        total = "cognition" if item.subtask in COGNITION else "perception"
+        images[total].add(f"{item.subtask}/{item.image}")
+        if free:
+            decided[total].add(f"{item.subtask}/{item.image}")
+    bounds = []
+    for total in ("perception", "cognition"):
+        if not images[total]:
+            continue
+        bounds.append(ScoreBounds(
+            measure=f"MME {total}", unit="points", value=getattr(results["scored"], total).score,
+            all_right=getattr(results["right"], total).score,
+            all_wrong=getattr(results["wrong"], total).score,
+            decided=len(decided[total]), units=len(images[total]), unit_name="images"))
+    return _entry("mme", scored, bounds)
+
+
+def _accuracy(values: BoolArray, rounds: npt.NDArray[np.int64]) -> float:
+    """Percent right as the M3GIA scorer has it: the mean over rounds of each round's accuracy."""
+    return 100 * float(np.mean([values[rounds == r].mean() for r in np.unique(rounds)]))
+
+
+def _m3gia(answers: Sequence[Answer]) -> BenchmarkJudgeAudit:
+    scored = [a for a in answers if not a.failed]
+    bounds = []
+    for language in dict.fromkeys(str(a.metadata.get("language")) for a in scored):
+        mine = [a for a in scored if str(a.metadata.get("language")) == language]
+        loose = np.array([a.method in RULE_UNRESOLVED["m3gia"] for a in mine], dtype=bool)
+        right = np.array([a.correct is True for a in mine], dtype=bool)
+        rounds = np.array([a.round for a in mine])
+        questions = np.array([str(a.metadata.get("question_id")) for a in mine], dtype=object)
+        bounds.append(ScoreBounds(
+            measure=f"M3GIA {language} overall", unit="%", value=_accuracy(right, rounds),
+            all_right=_accuracy(right | loose, rounds), all_wrong=_accuracy(right & ~loose, rounds),
+            decided=len(set(questions[loose].tolist())),
+            units=len(set(questions.tolist())), unit_name="questions"))
+    return _entry("m3gia", scored, bounds)
+
+
+AUDITS = {"mme": _mme, "mmbench": _mmbench, "m3gia": _m3gia}
+
+
+def number_text(value: float, unit: str) -> str:
+    return f"{value:.2f}%" if unit == "%" else f"{value:.1f}"
+
+
+def range_text(bounds: ScoreBounds) -> str:
+    """`low-high`: the judge-free bounds."""
+    return f"{number_text(bounds.all_wrong, bounds.unit)} to {number_text(bounds.all_right, bounds.unit)}"
+
+
+def decided_text(bounds: ScoreBounds) -> str:
+    points = "points" if bounds.unit == "points" else "pp"
+    return f"{bounds.decided} of {bounds.units} {bounds.unit_name} ({bounds.points_at_stake:.1f} {points})"
+
+
+def answers_text(entry: BenchmarkJudgeAudit) -> str:
+    parts = [f"{entry.judged} judged"] if entry.judged else []
+    if entry.unresolved:
+        parts.append(f"{entry.unresolved} unread (wrong)")
+    if entry.random:
+        parts.append(f"{entry.random} random")
+    return f"{entry.rule_unresolved} of {entry.answers} answers unreadable by rules: " + ", ".join(parts)
+
+
+def judge_audit(answers: Sequence[Answer], judge: str | None) -> JudgeAudit:
+    """The audit of a run's final answers (after its judge pass), for the benchmarks that have one."""
+    audit = JudgeAudit(judge=judge)
+    for benchmark, mine in by_benchmark(answers).items():
+        build = AUDITS.get(benchmark)
+        if build is not None:
+            audit.benchmarks[benchmark] = build(mine)
+    return audit
+
+
+def audit_folder(folder: RunFolder) -> JudgeAudit:
+    """The audit of a run folder's final records (read fast, as plain dicts)."""
+    manifest = folder.read_manifest() if folder.has_manifest() else None
+    judge = manifest.judge.label() if manifest is not None and manifest.judge is not None else None
+    dicts, _ = folder.record_dicts() if folder.has_records() else ([], True)
+    return judge_audit([Answer.from_dict(data) for data in dicts], judge)

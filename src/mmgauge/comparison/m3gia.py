@@ -1,0 +1,121 @@
+"""M3GIA, run A against run B on the same questions.
+
+Per language (the headline) and per question type within it: accuracy. With one round an item is right or
+wrong and McNemar applies; with several rounds an item is its share of right rounds and the paired
+bootstrap over questions is used instead. Across several languages, the mean of their accuracies (the
+report's leaderboard number): paired bootstrap over questions within languages.
+
+GIA, when both runs answered all questions of a language: it is linear in the per-type counts of right
+answers, GIA = alpha + W (x - nu) with W the published model's regression weights (row Cog), so each
+question adds the weight of its type; paired bootstrap over questions within types (the published model
+needs every type's full count, so type sizes stay fixed). With one round, composite intervals are never
+narrower than the MOVER floor of their parts' Newcombe intervals (`floors.py`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import numpy.typing as npt
+
+from mmgauge.comparison.floors import independent, newcombe_spread
+from mmgauge.comparison.outcomes import FloatArray, Outcomes
+from mmgauge.comparison.rows import CompareSettings, MetricRow, accuracy_row, bootstrap_row
+from mmgauge.core.errors import UserError
+from mmgauge.scoring.m3gia import TYPES
+from mmgauge.stats.bootstrap import Statistic, sum_of_group_means
+
+BENCHMARK = "m3gia"
+UNIT = "questions"
+LANGUAGE_MEAN = "mean of languages"
+
+
+def _accuracy(
+    breakdown: str, a: FloatArray, b: FloatArray, rounds: int, settings: CompareSettings, *, headline: bool
+) -> MetricRow:
+    if rounds == 1:
+        return accuracy_row(BENCHMARK, "accuracy", breakdown, a, b, UNIT, settings, headline=headline)
+    return bootstrap_row(BENCHMARK, "accuracy", breakdown, a, b, sum_of_group_means(np.zeros(len(a)), 100.0),
+                         UNIT, settings, unit="%", headline=headline)
+
+
+def gia_weights(language: str, types: npt.ArrayLike) -> tuple[FloatArray, float] | None:
+    """Per question, the weight its right answer adds to the GIA, and the GIA of all answers wrong; None when
+    the questions are not every question of the language once (the published model scores full counts
+    only) or the language has no published model."""
+    from mmgauge.scoring.m3gia_gia import (
+        GENERAL_FACTOR,
+        QUESTION_TYPE_TO_COLUMN,
+        load_published_model,
+        normalise_language,
+        question_counts,
+    )
+
+    try:
+        code = normalise_language(language)
+    except UserError:
+        return None
+    columns = [QUESTION_TYPE_TO_COLUMN.get(str(t), "") for t in np.asarray(types).tolist()]
+    if Counter(columns) != Counter(question_counts(code)):
+        return None
+    model = load_published_model(code)
+    general = model.weights()[model.factors.index(GENERAL_FACTOR)]
+    per_item: FloatArray = general[[model.indicators.index(c) for c in columns]]
+    return per_item, float(model.alpha[model.factors.index(GENERAL_FACTOR)] - general @ model.nu)
+
+
+def linear_statistic(per_item: FloatArray, constant: float) -> Statistic:
+    """constant + sum of weight x outcome over the drawn items."""
+
+    def statistic(outcomes: npt.NDArray[np.float64], weights: FloatArray) -> FloatArray:
+        values: FloatArray = constant + weights @ (per_item * np.asarray(outcomes, dtype=np.float64))
+        return values
+
+    return statistic
+
+
+def _gia_row(name: str, a: FloatArray, b: FloatArray, types: npt.NDArray[np.str_], rounds: int,
+             settings: CompareSettings) -> MetricRow | None:
+    found = gia_weights(name, types)
+    if found is None:
+        return None
+    per_item, constant = found
+    floor = None
+    if rounds == 1:
+        # GIA difference = sum over types of weight x (count difference); count difference = n x accuracy one.
+        floor = independent([
+            newcombe_spread(a[types == kind], b[types == kind], settings.level,
+                            float(per_item[types == kind][0]) * int((types == kind).sum()))
+            for kind in sorted(set(types.tolist()))])
+    return bootstrap_row(BENCHMARK, "GIA", name, a, b, linear_statistic(per_item, constant), UNIT, settings,
+                         unit="points", strata=types, headline=True, floor=floor)
+
+
+def compare_m3gia(a: Outcomes, b: Outcomes, settings: CompareSettings) -> list[MetricRow]:
+    if len(a) == 0:
+        return []
+    rounds = max(a.rounds, b.rounds)
+    language = a.labels["language"].astype(str)
+    types = a.labels["type"]
+    ar, br = a.values["right"], b.values["right"]
+    languages = list(dict.fromkeys(language.tolist()))
+    rows: list[MetricRow] = []
+    if len(languages) > 1:
+        share = 100.0 / len(languages)
+        floor = None if rounds > 1 else independent(
+            [newcombe_spread(ar[language == n], br[language == n], settings.level, share) for n in languages])
+        rows.append(bootstrap_row(
+            BENCHMARK, "accuracy", LANGUAGE_MEAN, ar, br, sum_of_group_means(language, share), UNIT, settings,
+            unit="%", strata=language, headline=True, floor=floor, bounds=(-100.0, 100.0)))
+    for name in languages:
+        mask = language == name
+        rows.append(_accuracy(name, ar[mask], br[mask], rounds, settings, headline=True))
+        gia = _gia_row(name, ar[mask], br[mask], types[mask].astype(str), rounds, settings)
+        if gia is not None:
+            rows.append(gia)
+        for kind in TYPES:
+            sub = mask & (types == kind)
+            if sub.any():
+                rows.append(_accuracy(f"{name} · {kind}", ar[sub], br[sub], rounds, settings, headline=False))
+    return rows
