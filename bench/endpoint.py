@@ -98,6 +98,9 @@ class _Times:
     def watch_concurrency(self, live: Callable[[], int | None]) -> None:
         pass
 
+    def watch_retries(self, failed_attempts: Callable[[], int | None]) -> None:
+        pass
+
     def start(self, total: int | None, description: str) -> None:
         pass
 

@@ -9,6 +9,9 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from mmgauge.cli.progress import PlainProgress, RateWindow
 from mmgauge.testing.server import FakeOpenAIServer
@@ -77,3 +80,25 @@ def test_ctrl_c_says_how_to_resume(tmp_path: Path) -> None:
            "resume" in err
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["invocations"][-1]["status"] == "interrupted"
+
+
+def test_failed_attempts_and_concurrency_show_live() -> None:
+    out = io.StringIO()
+    progress = PlainProgress(out, interval=10)
+    progress.watch_concurrency(lambda: 16)
+    progress.watch_retries(lambda: 3)
+    progress.start(2, "requests")
+    progress.advance(failed=True)
+    progress.finish()
+    assert "errors 1" in out.getvalue() and "concurrency 16, failed attempts 3" in out.getvalue()
+
+
+def test_a_missing_key_stops_before_any_progress(tmp_path: Path, cli: Any,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NO_SUCH_KEY", raising=False)
+    with FakeOpenAIServer() as server:
+        result = cli("run", "--model", f"openai:m@{server.base_url}", "--api-key-env", "NO_SUCH_KEY",
+                     "--bench", "mme", "--out", tmp_path / "run", "--no-cache")
+        assert "NO_SUCH_KEY (the API key) is not set" in result.error_line()
+        assert server.requests == 0
+    assert "requests" not in result.out

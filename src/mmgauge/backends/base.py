@@ -87,6 +87,10 @@ class Backend(ABC):
         """What the run manifest records about this backend (never secrets)."""
         return {"fingerprint": self.fingerprint()}
 
+    def failed_attempts(self) -> int | None:
+        """Attempts that failed so far, retried or not (None where the backend does not retry)."""
+        return None
+
     def live_concurrency(self) -> int | None:
         """The concurrency in force now, for backends that adapt it; None where it is fixed."""
         return None

@@ -281,6 +281,9 @@ class HTTPBackend(Backend):
     def live_concurrency(self) -> int | None:
         return self.pool.live_concurrency()
 
+    def failed_attempts(self) -> int | None:
+        return sum(endpoint.failed for endpoint in self.pool.endpoints)
+
     def endpoint_stats(self) -> list[EndpointStats]:
         """Per endpoint: current limit, requests in flight, answered and failed attempts, open or why not."""
         return self.pool.snapshot()

@@ -77,6 +77,18 @@ class _Counts:
         self.cached = 0
         self.rate = RateWindow()
         self.live: Callable[[], int | None] | None = None
+        self.attempts: Callable[[], int | None] | None = None
+
+    def extras(self) -> str:
+        """Live figures from the backend: concurrency in force, failed attempts so far (retried or not)."""
+        parts = []
+        live = self.live() if self.live is not None else None
+        if live is not None:
+            parts.append(f"concurrency {live}")
+        failed = self.attempts() if self.attempts is not None else None
+        if failed:
+            parts.append(f"failed attempts {failed}")
+        return ", ".join(parts)
 
     def reset(self, total: int | None) -> None:
         self.total, self.done, self.errors, self.cached = total, 0, 0, 0
@@ -98,9 +110,9 @@ class _Counts:
             parts.append(f"ETA {_duration((self.total - self.done) / rate)}")
         parts.append(f"errors {self.errors}")
         parts.append(f"cache hits {self.cached}")
-        live = self.live() if self.live is not None else None
-        if live is not None:
-            parts.append(f"concurrency {live}")
+        extras = self.extras()
+        if extras:
+            parts.append(extras)
         return ", ".join(parts)
 
 
@@ -130,6 +142,9 @@ class RichProgress:
     def watch_concurrency(self, live: Callable[[], int | None]) -> None:
         self._counts.live = live
 
+    def watch_retries(self, failed_attempts: Callable[[], int | None]) -> None:
+        self._counts.attempts = failed_attempts
+
     def start(self, total: int | None, description: str) -> None:
         if total == 0:
             return
@@ -156,8 +171,8 @@ class RichProgress:
             return
         counts = self._counts
         counts.advance(cached, failed)
-        live = counts.live() if counts.live is not None else None
-        extra = "" if live is None else f" concurrency {live}"
+        extras = counts.extras()
+        extra = f" {extras}" if extras else ""
         self._progress.update(self._task, advance=1, errors=counts.errors, cached=counts.cached, extra=extra)
 
     def finish(self) -> None:
@@ -189,6 +204,9 @@ class PlainProgress:
 
     def watch_concurrency(self, live: Callable[[], int | None]) -> None:
         self._counts.live = live
+
+    def watch_retries(self, failed_attempts: Callable[[], int | None]) -> None:
+        self._counts.attempts = failed_attempts
 
     def start(self, total: int | None, description: str) -> None:
         if total == 0:

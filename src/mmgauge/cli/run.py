@@ -25,8 +25,9 @@ if TYPE_CHECKING:
     from mmgauge.store.results import RunResults
 
 MODEL_HELP = (
-    "Model spec: embedded (default, offline) | openai:MODEL@URL | hf:PATH | replay:FILE | mock[:TEXT] | "
-    "a .yaml/.json model config."
+    "Model spec: embedded (default, offline) | openai:MODEL@URL[|URL2...] | anthropic:MODEL[@URL] | "
+    "hf:PATH_OR_REPO_ID | vllm:PATH_OR_REPO_ID | replay:FILE | mock[:TEXT] | a plug-in's NAME:... | "
+    "a .yaml/.json model config (see `mmgauge list`)."
 )
 
 

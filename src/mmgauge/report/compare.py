@@ -18,7 +18,14 @@ from mmgauge.report.tables import Cell, Table
 ANSWER_CHARS: Final = 120
 
 
-def leaderboard(runs: list[RunView]) -> Table:
+def is_partial(run: RunView) -> bool:
+    """A run that answered only part of some benchmark's data (a `--limit` run, failed requests)."""
+    return any(bench.partial for bench in run.benchmarks.values())
+
+
+def leaderboard(runs: list[RunView], name: str = "leaderboard") -> Table:
+    """One row per run (in the order given): its headline measures and, per benchmark, the questions it
+    answered (n), so a number resting on a few questions is never read as one resting on the whole set."""
     measures: dict[str, None] = {}
     values: list[dict[str, float | None]] = []
     for run in runs:
@@ -30,10 +37,15 @@ def leaderboard(runs: list[RunView]) -> Table:
         measures.update(dict.fromkeys(got))
         values.append(got)
     rows: list[list[Cell]] = [
-        [run.model, run.path.name, *(got.get(name) for name in measures)]
+        [run.model, run.path.name + (f" [{', '.join(run.marks)}]" if run.marks else ""),
+         "partial" if is_partial(run) else "complete", _answered(run), *(got.get(name) for name in measures)]
         for run, got in zip(runs, values, strict=True)
     ]
-    return Table("leaderboard", ["model", "run", *measures], rows, sortable=True)
+    return Table(name, ["model", "run", "status", "n (answered/expected)", *measures], rows, sortable=True)
+
+
+def _answered(run: RunView) -> str:
+    return ", ".join(f"{bench.name} {bench.coverage or len(bench.rows)}" for bench in run.benchmarks.values())
 
 
 def _answer(row: Row) -> str:

@@ -16,7 +16,7 @@ from html import escape
 from mmgauge import __version__
 from mmgauge.report.assets import CSS, JS
 from mmgauge.report.browser import BrowserData
-from mmgauge.report.compare import compare, leaderboard
+from mmgauge.report.compare import compare, is_partial, leaderboard
 from mmgauge.report.judge_view import agreement_html, audit_html
 from mmgauge.report.load import BenchView, RunView
 from mmgauge.report.provenance import ERRORS_SHOWN, errors_table, provenance_table
@@ -168,14 +168,23 @@ def render_page(runs: list[RunView], browser: BrowserData) -> Page:
     links: list[tuple[str, str]] = []
     body: list[str] = []
     if len(runs) > 1:
-        board = leaderboard(runs)
+        complete = [i for i, run in enumerate(runs) if not is_partial(run)]
+        partial = [i for i, run in enumerate(runs) if is_partial(run)]
+        board = leaderboard([runs[i] for i in complete])
         compared = compare_runs(runs)
-        marks, neighbours = leaderboard_marks(board, runs, compared)
+        marks, neighbours = leaderboard_marks(board, runs, compared, complete)
         tables.extend([board, neighbours])
         ties = (f"{TIE}: not distinguishable from the run ranked just above it on that number (paired test "
                 "on the items both answered; hover for the p-value). ") if marks else ""
-        body.append('<section id="leaderboard"><h2>Leaderboard</h2>' + note(f"{ties}Click a column header to "
-                    "sort.") + table_html(board, marks=marks) + "</section>")
+        html = ('<section id="leaderboard"><h2>Leaderboard</h2>' + note(f"{ties}Click a column header to "
+                "sort.") + table_html(board, marks=marks))
+        if partial:
+            apart = leaderboard([runs[i] for i in partial], "leaderboard_partial")
+            tables.append(apart)
+            why = ("These runs answered only part of some benchmark's data (n says how much): their numbers "
+                   "rest on fewer questions and are not ranked with complete runs.")
+            html += "<h3>Partial runs (ranked apart)</h3>" + note(why, warn=True) + table_html(apart)
+        body.append(html + "</section>")
         body.append(significance_section(runs, compared, tables))
         body.append(_comparisons(runs, tables))
         links += [("leaderboard", "Leaderboard"), ("significance", "Significance"), ("compare", "Comparison")]

@@ -132,10 +132,13 @@ def _tie_text(row: MetricRow, higher: int, lower: int, runs: list[RunView]) -> s
 
 
 def leaderboard_marks(
-    board: Table, runs: list[RunView], compared: Compared
+    board: Table, runs: list[RunView], compared: Compared, run_of_row: list[int] | None = None
 ) -> tuple[dict[tuple[int, int], Mark], Table]:
     """'≈' on each run whose number cannot be told apart from its neighbour above (sorted by that number),
-    the p-value in its hover text; and every neighbouring pair's test as a table for the exports."""
+    the p-value in its hover text; and every neighbouring pair's test as a table for the exports.
+
+    `run_of_row[i]` is the index in `runs` of the board's row i (default: the same index)."""
+    rows_runs = run_of_row if run_of_row is not None else list(range(len(board.rows)))
     marks: dict[tuple[int, int], Mark] = {}
     ties = Table("leaderboard_neighbours", ["measure", "higher run", "lower run", "difference (stored order)",
                                             "CI low", "CI high", "p", "p (Holm)", "distinguishable"])
@@ -144,9 +147,9 @@ def leaderboard_marks(
         return marks, ties
     position = {report: k for k, report in enumerate(compared.index)}
     for column, measure in enumerate(board.columns):
-        values = [(number, row[column]) for number, row in enumerate(board.rows)
+        values = [(rows_runs[i], row[column]) for i, row in enumerate(board.rows)
                   if isinstance(row[column], int | float) and not isinstance(row[column], bool)
-                  and number in position]
+                  and rows_runs[i] in position]
         ordered = sorted(values, key=lambda item: -float(item[1] or 0.0))
         for (higher, _), (lower, _) in pairwise(ordered):
             row = _lookup(comparison, measure, position[higher], position[lower])
@@ -155,5 +158,5 @@ def leaderboard_marks(
             ties.rows.append([measure, f"run {higher + 1}", f"run {lower + 1}", row.difference, row.low,
                               row.high, row.p_value, row.p_final, row.significant])
             if not row.significant:
-                marks[(lower, column)] = (TIE, _tie_text(row, higher, lower, runs))
+                marks[(rows_runs.index(lower), column)] = (TIE, _tie_text(row, higher, lower, runs))
     return marks, ties

@@ -26,6 +26,10 @@ class Executor(ABC):
     def live_concurrency(self) -> int | None:
         return None
 
+    def failed_attempts(self) -> int | None:
+        """Failed attempts so far (retries included), where the executor can tell."""
+        return None
+
     def describe(self) -> dict[str, Any]:
         """What the manifest records about where requests ran."""
         return {"executor": "local"}
@@ -68,3 +72,6 @@ class LocalExecutor(Executor):
 
     def live_concurrency(self) -> int | None:
         return self.backend.live_concurrency()
+
+    def failed_attempts(self) -> int | None:
+        return self.backend.failed_attempts()

@@ -14,6 +14,8 @@ class ProgressSink(Protocol):
 
     def watch_concurrency(self, live: Callable[[], int | None]) -> None: ...
 
+    def watch_retries(self, failed_attempts: Callable[[], int | None]) -> None: ...
+
     def start(self, total: int | None, description: str) -> None: ...
 
     def advance(self, *, cached: bool = False, failed: bool = False) -> None: ...
@@ -28,6 +30,9 @@ class NullProgress:
         pass
 
     def watch_concurrency(self, live: Callable[[], int | None]) -> None:
+        pass
+
+    def watch_retries(self, failed_attempts: Callable[[], int | None]) -> None:
         pass
 
     def start(self, total: int | None, description: str) -> None:
