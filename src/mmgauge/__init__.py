@@ -41,6 +41,9 @@ _EXPORTS = {
     "audit_judge_async": "mmgauge.api.audit",
     "JudgeAudit": "mmgauge.store.judge_audit",
     "AgreementStudy": "mmgauge.store.judge_audit",
+    "write_report": "mmgauge.report",
+    "list_benchmarks": "mmgauge.api.catalog",
+    "list_backends": "mmgauge.api.catalog",
     "RunResults": "mmgauge.store.results",
     "BenchmarkResults": "mmgauge.store.results",
 }
