@@ -47,6 +47,7 @@ from mmgauge.backends.base import BackendSettings, Request
 from mmgauge.backends.openai import OpenAIBackend
 from mmgauge.benchmarks import registry
 from mmgauge.core.types import GenerationConfig
+from mmgauge.runner.progress import NullProgress
 from mmgauge.testing.toy import ToyBenchmark
 
 #: The toy benchmark's answers are one word; the run and the bare client ask for the same.
@@ -86,29 +87,14 @@ def make_requests(data: Path) -> list[Request]:
     return requests
 
 
-class _Times:
+class _Times(NullProgress):
     """A progress sink that notes when each request finished (for the run's steady throughput)."""
 
     def __init__(self) -> None:
         self.done: list[float] = []
 
-    def status(self, text: str) -> None:
-        pass
-
-    def watch_concurrency(self, live: Callable[[], int | None]) -> None:
-        pass
-
-    def watch_retries(self, failed_attempts: Callable[[], int | None]) -> None:
-        pass
-
-    def start(self, total: int | None, description: str) -> None:
-        pass
-
     def advance(self, *, cached: bool = False, failed: bool = False) -> None:
         self.done.append(time.perf_counter())
-
-    def finish(self) -> None:
-        pass
 
 
 def run_client(

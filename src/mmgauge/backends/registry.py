@@ -6,7 +6,6 @@ their specs are `NAME:MODEL@URL` or `NAME:PATH` (see `spec.py`).
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from pydantic import ValidationError
@@ -15,6 +14,7 @@ from mmgauge.backends.base import Backend, BackendSettings
 from mmgauge.backends.plugins import plugin_backends
 from mmgauge.backends.spec import parse_spec
 from mmgauge.core.errors import UserError
+from mmgauge.core.loading import import_class
 from mmgauge.core.types import ModelSpec
 
 #: name -> ("module:Class", one-line description)
@@ -44,14 +44,7 @@ def backend_class(name: str) -> type[Backend]:
     if target is None:
         known = ", ".join(sorted({*BACKENDS, *plugin_backends()}))
         raise UserError(f"unknown backend '{name}'; known: {known}", field="--model")
-    module_name, _, class_name = target.partition(":")
-    try:
-        cls: Any = getattr(importlib.import_module(module_name), class_name)
-    except (ImportError, AttributeError) as error:
-        message = f"backend '{name}' cannot be loaded from {target}: {error}"
-        raise UserError(message, field="--model") from None
-    if not (isinstance(cls, type) and issubclass(cls, Backend)):
-        raise UserError(f"{target} (backend '{name}') is not an mmgauge Backend class", field="--model")
+    cls: type[Backend] = import_class(target, Backend, kind="backend", name=name, field="--model")
     return cls
 
 

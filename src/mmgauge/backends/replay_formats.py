@@ -15,12 +15,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from mmgauge.core.errors import UserError
+from mmgauge.core.jsonlines import read_json_objects
 
 #: lmms-eval's MME metric keys (the first one misspelled in lmms-eval itself).
 MME_ENTRIES = ("mme_percetion_score", "mme_perception_score", "mme_cognition_score")
@@ -101,16 +101,4 @@ def m3gia_folder(folder: Path) -> list[Path]:
 
 
 def json_lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    rows: list[tuple[int, dict[str, Any]]] = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise UserError(f"not JSON: {error.msg}", file=str(path), line=number) from None
-            if not isinstance(row, dict):
-                raise UserError("each line must be a JSON object", file=str(path), line=number)
-            rows.append((number, row))
-    return rows
+    return read_json_objects(path)

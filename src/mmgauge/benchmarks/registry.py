@@ -10,12 +10,12 @@ Modules are imported only when their benchmark is used, so a broken or heavy plu
 
 from __future__ import annotations
 
-import importlib
 from importlib.metadata import entry_points
 from typing import Any
 
 from mmgauge.benchmarks.base import AnyBenchmark, Benchmark
 from mmgauge.core.errors import UserError
+from mmgauge.core.loading import import_class
 
 ENTRY_POINT_GROUP = "mmgauge.benchmarks"
 
@@ -50,15 +50,8 @@ def benchmark_class(name: str) -> type[AnyBenchmark]:
     if target is None:
         known = ", ".join(sorted(all_benchmarks())) or "(none)"
         raise UserError(f"unknown benchmark '{name}'; known benchmarks: {known}", field="--bench")
-    module_name, _, class_name = target.partition(":")
-    try:
-        cls: Any = getattr(importlib.import_module(module_name), class_name)
-    except (ImportError, AttributeError) as error:
-        message = f"benchmark '{name}' cannot be loaded from {target}: {error}"
-        raise UserError(message, field="--bench") from None
-    if not (isinstance(cls, type) and issubclass(cls, Benchmark)):
-        message = f"{target} (benchmark '{name}') is not an mmgauge Benchmark class"
-        raise UserError(message, field="--bench")
+    cls: type[AnyBenchmark] = import_class(target, Benchmark, kind="benchmark", name=name,
+                                           field="--bench")
     return cls
 
 

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
 from mmgauge.benchmarks.base import Benchmark, BenchmarkOptions, Dataset
 from mmgauge.core.errors import UserError
+from mmgauge.core.jsonlines import read_json_objects
 from mmgauge.core.types import Extraction, ImageRef, Message, Sample, SampleRecord
 from mmgauge.extraction.yesno import parse_words
 from mmgauge.scoring.yesno import YesNoResult, score_yes_no
@@ -37,17 +37,8 @@ def read_table(path: Path) -> list[tuple[int, dict[str, str]]]:
     except UnicodeDecodeError:
         raise UserError("not UTF-8 text", file=str(path)) from None
     if path.suffix.lower() == ".jsonl":
-        rows = []
-        for number, line in enumerate(text.splitlines(), start=1):
-            if line.strip():
-                try:
-                    row = json.loads(line)
-                except ValueError:
-                    raise UserError("not JSON", file=str(path), line=number) from None
-                if not isinstance(row, dict):
-                    raise UserError("a row must be a JSON object", file=str(path), line=number)
-                rows.append((number, {str(k): "" if v is None else str(v) for k, v in row.items()}))
-        return rows
+        return [(number, {str(k): "" if v is None else str(v) for k, v in row.items()})
+                for number, row in read_json_objects(path)]
     delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
     reader = csv.DictReader(text.splitlines(), delimiter=delimiter)
     return [(number, dict(row)) for number, row in enumerate(reader, start=2)]

@@ -126,24 +126,31 @@ class _RateColumn(ProgressColumn):
         return Text("   - req/s" if rate is None else f"{rate:6.1f} req/s", style="cyan")
 
 
-class RichProgress:
-    """The runner's ProgressSink on a terminal: one bar per phase (requests, then the judge pass)."""
+class _Watching:
+    """What both displays keep: the counts, and the backend's live figures they show."""
 
-    def __init__(self, console: Console, extra: Callable[[], int | None] | None = None) -> None:
-        self._console = console
+    def __init__(self) -> None:
         self._counts = _Counts()
-        self._counts.live = extra
-        self._progress: Progress | None = None
-        self._task: TaskID | None = None
-
-    def status(self, text: str) -> None:
-        self._console.print(Text(text, style="dim"))
 
     def watch_concurrency(self, live: Callable[[], int | None]) -> None:
         self._counts.live = live
 
     def watch_retries(self, failed_attempts: Callable[[], int | None]) -> None:
         self._counts.attempts = failed_attempts
+
+
+class RichProgress(_Watching):
+    """The runner's ProgressSink on a terminal: one bar per phase (requests, then the judge pass)."""
+
+    def __init__(self, console: Console, extra: Callable[[], int | None] | None = None) -> None:
+        super().__init__()
+        self._console = console
+        self._counts.live = extra
+        self._progress: Progress | None = None
+        self._task: TaskID | None = None
+
+    def status(self, text: str) -> None:
+        self._console.print(Text(text, style="dim"))
 
     def start(self, total: int | None, description: str) -> None:
         if total == 0:
@@ -182,13 +189,13 @@ class RichProgress:
         self._task = None
 
 
-class PlainProgress:
+class PlainProgress(_Watching):
     """The ProgressSink without a terminal: a flushed line every `interval` seconds and at the end."""
 
     def __init__(self, stream: IO[str], interval: float = 10.0) -> None:
+        super().__init__()
         self._stream = stream
         self._interval = interval
-        self._counts = _Counts()
         self._description = ""
         self._stop: threading.Event | None = None
         self._thread: threading.Thread | None = None
@@ -201,12 +208,6 @@ class PlainProgress:
 
     def status(self, text: str) -> None:
         self._write(text)
-
-    def watch_concurrency(self, live: Callable[[], int | None]) -> None:
-        self._counts.live = live
-
-    def watch_retries(self, failed_attempts: Callable[[], int | None]) -> None:
-        self._counts.attempts = failed_attempts
 
     def start(self, total: int | None, description: str) -> None:
         if total == 0:

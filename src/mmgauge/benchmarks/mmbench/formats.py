@@ -18,7 +18,6 @@ Cells are text, "" where empty; JSON null and NaN become "" and numbers their sh
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any, Final
@@ -27,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mmgauge.core.errors import UserError
+from mmgauge.core.jsonlines import read_json_objects
 from mmgauge.datasources.tables import read_arrow, table_files
 
 ObjArray = npt.NDArray[np.object_]
@@ -78,18 +78,7 @@ def _image_bytes(value: Any) -> bytes | None:
 
 def read_jsonl(path: Path) -> dict[str, ObjArray]:
     """Rows of an lmms-eval sample log (or plain JSON lines) as text columns, in first-seen column order."""
-    rows: list[dict[str, Any]] = []
-    with path.open(encoding="utf-8-sig") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise UserError(f"not valid JSON: {error.msg}", file=str(path), line=number) from None
-            if not isinstance(record, dict):
-                raise UserError("each line must be a JSON object", file=str(path), line=number)
-            rows.append(_row_of(record))
+    rows: list[dict[str, Any]] = [_row_of(record) for _, record in read_json_objects(path)]
     if not rows:
         raise UserError("the file has no rows", file=str(path))
     names: dict[str, None] = {}

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
 from mmgauge.core.errors import UserError
+from mmgauge.core.jsonlines import read_json_objects
 from mmgauge.core.types import ImageRef
 from mmgauge.datasources.spreadsheets import read_sheet
 from mmgauge.scoring.mme import SUBTASKS
@@ -203,18 +203,8 @@ def read_table(path: Path) -> list[Row]:
         return [Row(i + 2, {str(k): str(v) for k, v in rec.items()})
                 for i, rec in enumerate(frame.to_dict("records"))]
     if suffix == ".jsonl":
-        rows: list[Row] = []
-        for number, line in enumerate(read_text(path).split("\n"), start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise UserError(f"not valid JSON: {exc.msg}", file=str(path), line=number) from exc
-            if not isinstance(obj, dict):
-                raise UserError("each line must be a JSON object", file=str(path), line=number)
-            rows.append(Row(number, {str(k): None if v is None else str(v) for k, v in obj.items()}))
-        return rows
+        return [Row(number, {str(k): None if v is None else str(v) for k, v in obj.items()})
+                for number, obj in read_json_objects(path)]
     raise UserError("unsupported file type; expected .tsv, .xlsx or .jsonl", file=str(path))
 
 
