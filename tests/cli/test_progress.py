@@ -44,6 +44,8 @@ def test_a_batch_log_gets_progress_lines_while_the_run_goes(tmp_path: Path) -> N
                 seen_mid_run = text
         assert job.returncode == 0, log.read_text()
     assert "requests: " in seen_mid_run and "/30" in seen_mid_run and "errors 0" in seen_mid_run
+    # Before the first request: what it is doing while data and model load.
+    assert "loading toy data from" in seen_mid_run and "starting model openai:toy" in seen_mid_run
 
 
 def test_plain_lines_come_at_a_steady_interval_even_when_nothing_finishes() -> None:

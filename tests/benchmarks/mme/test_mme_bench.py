@@ -134,3 +134,27 @@ def test_summary_prints_each_total_with_its_interval_and_n() -> None:
     assert ci is not None
     assert summary["MME cognition"] == f"200.00 / 800 (95% CI {ci.low:.2f}-200.00, n=5) partial"
     assert ci.low < 150  # 10 questions all right: far from certain
+
+
+def test_the_summary_shows_the_yes_ratio_and_warns_on_bias(tmp_path: Path) -> None:
+    bench = MMEBenchmark()
+    always_yes = {sample_id: "Yes" for sample_id in _sample_ids(bench, tmp_path)}
+    rows = dict(bench.summary(bench.score(run_records(bench, tmp_path, always_yes))))
+    assert rows["MME yes-ratio"].startswith("100.0% yes among")
+    assert "answer bias: mostly 'yes'" in rows["MME warning"]
+    samples = bench.load(bench.sample_data(tmp_path / "truth")).samples
+    truthful = {sample.id: str(sample.answer).capitalize() for sample in samples}
+    balanced = dict(bench.summary(bench.score(run_records(bench, tmp_path, truthful))))
+    assert balanced["MME yes-ratio"].startswith("50.0% yes") and "MME warning" not in balanced
+
+
+def test_a_subtask_without_any_yes_or_no_has_no_yes_ratio(tmp_path: Path) -> None:
+    bench = MMEBenchmark()
+    letters = {sample_id: "A" for sample_id in _sample_ids(bench, tmp_path)}
+    result = bench.score(run_records(bench, tmp_path, letters))
+    assert all(score.yes_ratio is None for score in result.subtasks.values())
+    assert "MME yes-ratio" not in dict(bench.summary(result))
+
+
+def _sample_ids(bench: MMEBenchmark, tmp_path: Path) -> list[str]:
+    return [sample.id for sample in bench.load(bench.sample_data(tmp_path / "ids")).samples]
