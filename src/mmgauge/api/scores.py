@@ -27,14 +27,14 @@ def score_mme(source: str | Path, parser: str | None = None, *, notes: list[str]
     `parser`: `official` (the default for raw answers) or `words`; a run folder keeps its run's reading
     unless a parser is given. Notes worth showing (files left out, a run not scored) go to `notes`.
     """
-    from mmgauge.benchmarks.mme.answers import load_items
+    from mmgauge.benchmarks.mme.answers import load_columns
     from mmgauge.extraction.yesno import PARSERS
-    from mmgauge.scoring.mme import score_mme as score_items
+    from mmgauge.scoring.mme import score_mme_columns
 
     if parser is not None and parser not in PARSERS:
         raise UserError(f"unknown parser '{parser}'; choose one of: {', '.join(PARSERS)}", field="--parser")
-    items, label = load_items(Path(source), parser, notes)
-    return score_items(items, parser=label)
+    columns, label = load_columns(Path(source), parser, notes)
+    return score_mme_columns(columns, parser=label)
 
 
 async def score_mmbench_async(
