@@ -9,7 +9,6 @@ from collections.abc import Callable
 from typing import Any
 
 import typer
-from rich.console import Console
 
 from mmgauge import __version__
 from mmgauge.core.errors import UserError
@@ -113,16 +112,21 @@ def renamed(command: Callable[..., Any], old: str, new: str) -> Callable[..., An
     @functools.wraps(command)
     def alias(*args: Any, **kwargs: Any) -> Any:
         note = f"note: `mmgauge {old}` is now `mmgauge {new}`; the old name goes in the next release"
-        Console(stderr=True, highlight=False, soft_wrap=True).print(note, markup=False)
+        sys.stderr.write(note + "\n")
         return command(*args, **kwargs)
 
     return alias
 
 
+def _say(line: str) -> None:
+    """One line on stderr, as typed (plain text: no markup or emoji codes read into it)."""
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+
+
 def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
     command = typer.main.get_command(mounted_app())
     try:
         # The exact invocation reaches commands as ctx.obj, so a run's manifest records what was typed.
@@ -133,22 +137,20 @@ def main(argv: list[str] | None = None) -> None:
         # Usage errors (bad option values) carry exit code 2; one line is enough, `--help` has the rest.
         formatter = getattr(problem, "format_message", None)
         message = formatter() if callable(formatter) else str(problem)
-        err.print(f"error: {message}", markup=False)
+        _say(f"error: {message}")
         code = int(getattr(problem, "exit_code", 2))
     except (typer.Abort, KeyboardInterrupt):
-        err.print(
-            "interrupted: every finished sample is kept in the run folder; run the same command to resume"
-        )
+        _say("interrupted: every finished sample is kept in the run folder; run the same command to resume")
         code = 130
     except UserError as problem:
         if debug:
             raise
-        err.print(f"error: {problem}", markup=False)
+        _say(f"error: {problem}")
         code = 2
     except OSError as problem:
         if debug:
             raise
         where = f"{problem.filename}: " if getattr(problem, "filename", None) else ""
-        err.print(f"error: {where}{problem.strerror or problem}", markup=False)
+        _say(f"error: {where}{problem.strerror or problem}")
         code = 2
     sys.exit(code if isinstance(code, int) else 0)

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from mmgauge.core.errors import UserError
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from mmgauge.store.results import RunResults
 
 MODEL_HELP = (
@@ -142,6 +141,10 @@ def register(app: typer.Typer) -> None:
         ),
     ) -> None:
         """Evaluate a model. Re-running the same command into the same --out resumes and retries failures."""
+        import asyncio
+
+        from rich.console import Console
+
         from mmgauge.api.evaluate import build_request, evaluate_async
         from mmgauge.api.options import parse_assignments
         from mmgauge.cli.progress import RichProgress
@@ -187,6 +190,8 @@ def _executor_choice(value: str) -> str:
 
 
 def print_summary(console: Console, results: RunResults, out: str) -> None:
+    from rich.table import Table
+
     counts = Table(title=f"mmgauge run: {out}")
     for column in ("benchmark", "samples", "requested", "from cache", "resumed", "failed", "judge calls"):
         counts.add_column(column, justify="left" if column == "benchmark" else "right")

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Final, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from mmgauge.datasources.arrow_numpy import from_numpy, to_numpy
+from mmgauge.datasources.arrow_numpy import distinct, from_numpy, to_numpy
 from mmgauge.extraction.yesno import parse_yes_no
 from mmgauge.scoring.mme import SUBTASKS, MMEColumns
 
@@ -113,12 +113,12 @@ def _read_file(path: Path, parser: str, methods: _Methods) -> _Part | None:
 
 def _truths(column: pa.ChunkedArray) -> npt.NDArray[np.bool_] | None:
     """Whether each truth is Yes (as `release.parse_truth` reads it); None if one is neither Yes nor No."""
-    encoded = column.combine_chunks().dictionary_encode()
-    read = [str(value).strip().lower() for value in encoded.dictionary.to_pylist()]
+    values, codes = distinct(column)
+    read = [str(value).strip().lower() for value in values]
     if any(value not in ("yes", "no") for value in read):
         return None
     is_yes = np.array([value == "yes" for value in read], dtype=bool)
-    return np.asarray(is_yes[to_numpy(encoded.indices)], dtype=bool)
+    return np.asarray(is_yes[codes], dtype=bool)
 
 
 def _official(
@@ -148,9 +148,8 @@ def _official(
 def _per_distinct_answer(
     column: pa.ChunkedArray, parser: str, methods: _Methods
 ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int64]]:
-    encoded = column.combine_chunks().dictionary_encode()
-    found = [parse_yes_no(text, parser) for text in encoded.dictionary.to_pylist()]
+    values, indices = distinct(column)
+    found = [parse_yes_no(text, parser) for text in values]
     answers = np.array([_ANSWER_CODES[f.answer] for f in found], dtype=np.int8)
     codes = np.array([methods.code(f.method) for f in found], dtype=np.int64)
-    indices = to_numpy(encoded.indices)
     return answers[indices], codes[indices]
