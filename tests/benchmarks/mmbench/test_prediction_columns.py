@@ -1,4 +1,4 @@
-"""The column-wise scorer of TSV prediction files gives exactly the reference path's result, field by field."""
+"""The column-wise scorer of TSV prediction files gives exactly the reference path's result, every field."""
 
 from __future__ import annotations
 
@@ -20,16 +20,17 @@ LABELS = ["ocr", "scene", "NA", "", "celebrity"]
 
 def _answer(rng: random.Random, letters: str, texts: list[str]) -> str:
     letter = rng.choice(letters + "EZ")
+    word, text = rng.choice(WORDS), rng.choice(texts)
     return rng.choice([
-        letter, letter, f"{letter}. {rng.choice(texts)}", f"The answer is {letter} because of the {rng.choice(WORDS)}",
-        rng.choice(texts), rng.choice(texts).upper(), f"A or B, hard to say; {rng.choice(WORDS)}", "", "N/A", "None",
-        "nan", FAILURE_MARKER, f"答案是 {letter}", f"{letter}\t(tab)", "I cannot tell from this picture at all",
+        letter, letter, f"{letter}. {text}", f"The answer is {letter} because of the {word}", text,
+        text.upper(), f"A or B, hard to say; {word}", "", "N/A", "None", "nan", FAILURE_MARKER,
+        f"答案是 {letter}", f"{letter}\t(tab)", "I cannot tell from this picture at all",
     ])
 
 
 def write_predictions(path: Path, seed: int, *, g_index: bool, category: bool) -> None:
     rng = random.Random(seed)
-    header = ["index", "question", "hint", "A", "B", "C", "D", "E", "answer", "l2-category", "split", "prediction"]
+    header = ["index", "question", "hint", *"ABCDE", "answer", "l2-category", "split", "prediction"]
     header += ["g_index"] if g_index else []
     header += ["category"] if category else []
     rows = []
@@ -67,7 +68,9 @@ def reference(path: Path, literal: bool) -> dict[str, object]:
 
 
 @pytest.mark.parametrize("literal", [False, True])
-@pytest.mark.parametrize(("seed", "g_index", "category"), [(1, False, True), (2, True, True), (3, True, False)])
+@pytest.mark.parametrize(
+    ("seed", "g_index", "category"), [(1, False, True), (2, True, True), (3, True, False)],
+    ids=["plain", "g_index", "no-category"])
 def test_column_scorer_gives_the_reference_result(
     tmp_path: Path, literal: bool, seed: int, g_index: bool, category: bool
 ) -> None:
