@@ -135,3 +135,25 @@ def write_level_rows(path: Path, rows: int, seed: int = 0) -> str:
                                  task.metric, score])
                 written += 1
     return f"model-{models // 2}"
+
+
+def main() -> None:
+    """`python bench/inputs.py KIND PATH ROWS`: write one input (the bench stays a small process, so that
+    the peak memory its children report is their own: a child's max RSS starts at its parent's)."""
+    import sys
+
+    kind, path, rows = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3])
+    if kind == "mmbench":
+        write_mmbench(path, rows)
+    elif kind == "mme":
+        write_mme_folder(path, rows)
+    elif kind == "m3gia":
+        write_m3gia_counts(path, rows)
+    elif kind == "level":
+        print(write_level_rows(path, rows))
+    else:
+        raise SystemExit(f"unknown input kind {kind}")
+
+
+if __name__ == "__main__":
+    main()

@@ -63,6 +63,13 @@ def score_mmbench(
     `judge`: None or "none" (rules only), a judge model spec, or a `Judge`. `literal_options` keeps option
     texts pandas would read as missing (`None`, `NA`, ...), which VLMEvalKit drops.
     """
+    if _no_judge(judge) and not random_fallback:
+        # Rules only: a TSV is scored column-wise, with no event loop and no judge machinery imported.
+        from mmgauge.benchmarks.mmbench.prediction_columns import score_prediction_columns
+
+        fast = score_prediction_columns(Path(source), literal_options=literal_options, seed=seed)
+        if fast is not None:
+            return fast
     from mmgauge.api.evaluate import run_sync
 
     result: MMBenchResult = run_sync(score_mmbench_async(
@@ -70,13 +77,17 @@ def score_mmbench(
     return result
 
 
+def _no_judge(judge: str | Judge | None) -> bool:
+    return judge is None or (isinstance(judge, str) and judge.strip().lower() == "none")
+
+
 def judge_for(judge: str | Judge | None) -> Judge | None:
+    if _no_judge(judge):
+        return None
     from mmgauge.extraction.judge import Judge
 
     if judge is None or isinstance(judge, Judge):
         return judge
-    if judge.strip().lower() == "none":
-        return None
     from mmgauge.backends.registry import load_backend
 
     _, backend = load_backend(judge)

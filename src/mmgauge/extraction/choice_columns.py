@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mmgauge.datasources.arrow_numpy import distinct, from_numpy, one_chunk, string_buffers, to_numpy
-from mmgauge.extraction.choice import (
+from mmgauge.extraction.choice_rules import (
     FAILURE_MARKER,
     METHODS,
     NO_OPTION,

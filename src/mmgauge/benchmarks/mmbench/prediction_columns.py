@@ -22,8 +22,8 @@ from mmgauge.benchmarks.mmbench.tsv import COPY_STRIDE, OPTION_LETTERS, REQUIRED
 from mmgauge.benchmarks.mmbench.vlmevalkit import LABEL_COLUMNS, PANDAS_NA_TEXTS, group_sizes
 from mmgauge.core.errors import UserError
 from mmgauge.datasources.arrow_numpy import distinct, from_numpy, strings, to_numpy
-from mmgauge.extraction.choice import METHODS
 from mmgauge.extraction.choice_columns import OptionColumns, match_columns
+from mmgauge.extraction.choice_rules import METHODS
 from mmgauge.scoring.mmbench import TEST_ANSWERS, MMBenchResult, score_columns
 
 if TYPE_CHECKING:
@@ -230,7 +230,8 @@ def _labels(column: pa.Array | None, rows: int, *, literal: bool) -> ObjArray:
 def _notes(result: MMBenchResult, table: _Table, options: OptionColumns, missing_like: BoolArray, *,
            literal: bool) -> None:
     """`predictions._notes`: options pandas reads as missing, groups short of copies."""
-    groups = np.unique(table.group[missing_like])
+    groups = np.sort(table.group[missing_like])
+    groups = groups[np.r_[True, groups[1:] != groups[:-1]]] if len(groups) else groups
     result.na_text_questions = len(groups)
     result.na_text_examples = [int(g) for g in groups[:5]]
     result.na_text_dropped = not literal
