@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from mmgauge.extraction.judge import Judge
     from mmgauge.general_level.runs import RunCoverage
     from mmgauge.scoring.general_level import LevelReport, ResultTable, TaskRow
-    from mmgauge.scoring.m3gia_gia import GiaResult
+    from mmgauge.scoring.m3gia_gia import GiaResult, GiaScores
     from mmgauge.scoring.mmbench import MMBenchResult
     from mmgauge.scoring.mme import MMEResult
 
@@ -110,25 +110,44 @@ def m3gia_gia(
 ) -> GiaResult:
     """M3GIA's GIA for each row of per-type counts of right answers: a CSV, the release's count workbook
     (`MLLMs_acc_<lang>_score.xlsx`, read as its `GIA_<Lang>.R` reads it) or a DataFrame."""
-    from mmgauge.cli.inputs import read_counts, read_csv
+    return m3gia_gia_scores(counts, language, scale=scale, human_stats=human_stats, ignore=ignore).result()
+
+
+def m3gia_gia_scores(
+    counts: str | Path | pd.DataFrame,
+    language: str,
+    *,
+    scale: Literal["official", "standardised"] = "official",
+    human_stats: str | Path | None = None,
+    ignore: Sequence[str] = (),
+) -> GiaScores:
+    """`m3gia_gia` in column form (for large tables: no object per row)."""
+    from mmgauge.cli.inputs import counts_from_csv, read_counts, read_csv
     from mmgauge.scoring import m3gia_gia as gia
 
     code = gia.normalise_language(language)
     source = str(counts) if isinstance(counts, str | Path) else "counts"
-    if isinstance(counts, str | Path):
-        table = read_counts(Path(counts), gia.load_published_model(code).indicators, list(ignore))
-    else:
-        missing = [column for column in ignore if column not in counts.columns]
-        if missing:
-            raise UserError("--ignore names a column the table does not have", file=source, field=missing[0])
-        table = counts.drop(columns=list(ignore))
-    if table.empty:
-        raise UserError("no rows: expected one row of counts per model", file=source)
+    matrix = counts_from_csv(Path(counts), code, list(ignore)) if isinstance(counts, str | Path) else None
+    table = None
+    if matrix is None:
+        if isinstance(counts, str | Path):
+            table = read_counts(Path(counts), gia.load_published_model(code).indicators, list(ignore))
+        else:
+            missing = [column for column in ignore if column not in counts.columns]
+            if missing:
+                raise UserError("--ignore names a column the table does not have", file=source,
+                                field=missing[0])
+            table = counts.drop(columns=list(ignore))
+        if table.empty:
+            raise UserError("no rows: expected one row of counts per model", file=source)
     stats = None
     if human_stats is not None:
         stats = gia.human_stats_from_table(read_csv(Path(human_stats)), str(human_stats))
     try:
-        return gia.compute_gia(table, code, scale=scale, human_stats=stats)
+        if matrix is None:
+            assert table is not None
+            matrix = gia.counts_matrix(table, code)
+        return gia.gia_scores(matrix, code, scale=scale, human_stats=stats)
     except UserError as problem:
         raise UserError(problem.message, file=source, line=problem.line, field=problem.field) from problem
 
