@@ -1,10 +1,14 @@
-"""Moving columns between pyarrow and numpy through their buffers, so that scoring never imports pandas.
+"""Column work with pyarrow and numpy for the column-wise readers, at the cost of neither pandas nor
+`pyarrow.compute`.
 
 pyarrow imports pandas (about 0.4 s, longer than reading a 100,000-row file) the first time a Python object
 or a numpy array crosses into it (`pa.array`, `pa.scalar`, `to_numpy`, a Python value as a compute argument),
-to check whether it is a pandas object. The column-wise readers therefore pass data through buffers with
-these helpers, and call compute functions with arrays and options only (a constant is written as a pattern
-option: `match_substring_regex(x, "^[yY][eE][sS]$")`, not `equal(x, "yes")`).
+to check whether it is a pandas object. Data therefore crosses through buffers (`to_numpy`, `from_numpy`,
+`strings`), and constants go in as options (`contains(x, "yes")`), never as scalars.
+
+`pyarrow.compute` generates some 280 wrapper functions with their docstrings when imported (25 ms, a tenth
+of scoring a 10,000-row file); `compute` calls the same kernels by name, and the helpers below (`take`,
+`lengths`, `contains`, ...) are the calls the readers make, with numpy arrays in and out.
 """
 
 from __future__ import annotations
@@ -24,6 +28,38 @@ if TYPE_CHECKING:
     Column: TypeAlias = pa.Array | pa.ChunkedArray
 
 
+def compute(function: str, *args: Any, options: Any = None) -> Any:
+    """The compute kernel `function` (as `pyarrow.compute.<function>` calls it) on `args`."""
+    from pyarrow._compute import call_function
+
+    return call_function(function, list(args), options)
+
+
+def take(column: Column, rows: npt.NDArray[np.int64]) -> Column:
+    """The cells of `rows`, in that order."""
+    return compute("take", column, from_numpy(rows))
+
+
+def lengths(column: Column) -> npt.NDArray[np.int32]:
+    """Characters (code points, as Python's `len`) per cell."""
+    return to_numpy(compute("utf8_length", column))
+
+
+def contains(column: Column, text: str, *, regex: bool = False) -> npt.NDArray[np.bool_]:
+    """Whether each cell holds `text` (or matches the RE2 pattern, with `regex`)."""
+    from pyarrow._compute import MatchSubstringOptions
+
+    name = "match_substring_regex" if regex else "match_substring"
+    return to_numpy(compute(name, column, options=MatchSubstringOptions(text)))
+
+
+def in_set(column: Column, values: Sequence[str]) -> npt.NDArray[np.bool_]:
+    """Whether each cell is one of `values`."""
+    from pyarrow._compute import SetLookupOptions
+
+    return to_numpy(compute("is_in", column, options=SetLookupOptions(strings(values))))
+
+
 def one_chunk(column: Column) -> pa.Array:
     """The column as one contiguous array (a copy only when it has several chunks)."""
     import pyarrow as pa
@@ -36,13 +72,13 @@ def one_chunk(column: Column) -> pa.Array:
 def to_numpy(column: Column) -> npt.NDArray[Any]:
     """A boolean or fixed-width numeric column without nulls, as a numpy array (a view where possible)."""
     import pyarrow as pa
-    import pyarrow.compute as pc
+    from pyarrow._compute import CastOptions
 
     array = one_chunk(column)
     if array.null_count:
         raise ValueError("a column with nulls has no plain numpy form")
     if pa.types.is_boolean(array.type):
-        return to_numpy(pc.cast(array, pa.uint8())).view(np.bool_)
+        return to_numpy(compute("cast", array, options=CastOptions.safe(pa.uint8()))).view(np.bool_)
     dtype = np.dtype(array.type.to_pandas_dtype())
     data = array.buffers()[1]
     if data is None:  # an empty array may have no buffer
@@ -79,12 +115,12 @@ def distinct(column: Column) -> tuple[list[Any], npt.NDArray[np.int64]]:
 
     if isinstance(column, pa.Array):
         column = pa.chunked_array([column])
-    encoded = column.dictionary_encode()
+    encoded = compute("dictionary_encode", column)
     if encoded.num_chunks == 0:
         return [], np.zeros(0, dtype=np.int64)
     dictionary = encoded.chunk(0).dictionary
     if not all(chunk.dictionary.equals(dictionary) for chunk in encoded.chunks):
-        encoded = pa.chunked_array([column.combine_chunks().dictionary_encode()])  # one for all rows
+        encoded = pa.chunked_array([compute("dictionary_encode", column.combine_chunks())])  # one dictionary
         dictionary = encoded.chunk(0).dictionary
     codes = np.concatenate([to_numpy(chunk.indices).astype(np.int64) for chunk in encoded.chunks])
     return dictionary.to_pylist(), codes

@@ -21,7 +21,16 @@ from typing import TYPE_CHECKING, Final
 import numpy as np
 import numpy.typing as npt
 
-from mmgauge.datasources.arrow_numpy import distinct, from_numpy, one_chunk, string_buffers, to_numpy
+from mmgauge.datasources.arrow_numpy import (
+    compute,
+    contains,
+    distinct,
+    lengths,
+    one_chunk,
+    string_buffers,
+    take,
+    to_numpy,
+)
 from mmgauge.extraction.choice_rules import (
     FAILURE_MARKER,
     METHODS,
@@ -84,22 +93,20 @@ class _Matches:
 
 def match_columns(predictions: Column, options: OptionColumns) -> tuple[IntArray, IntArray]:
     """Rules 1-4 over every answer: (letter code, method code) per row, as `match_letter` gives them."""
-    import pyarrow.compute as pc
-
     rows = len(predictions)
     found = _Matches(np.full(rows, -1, dtype=np.int64), np.full(rows, CODE[UNRESOLVED], dtype=np.int64),
                      np.ones(rows, dtype=bool))
     _bare_letters(predictions, options, found)
     todo = np.flatnonzero(found.open)
-    answers = one_chunk(predictions.take(from_numpy(todo)))
-    failed = to_numpy(pc.match_substring(answers, FAILURE_MARKER))
+    answers = one_chunk(take(predictions, todo))
+    failed = contains(answers, FAILURE_MARKER)
     found.decide(todo[failed], -1, FAILURE)
     offsets, data = string_buffers(answers)
     plain = ~failed & _rows_with_only(offsets, data, _PLAIN)
     _Tokens(offsets, data, plain).rule_2(todo, options, found)
     _rule_3(answers, todo, options, found, plain)
-    lengths = to_numpy(pc.utf8_length(answers))
-    _rule_4(predictions, todo[plain & found.open[todo]], lengths[plain & found.open[todo]], options, found)
+    left = plain & found.open[todo]
+    _rule_4(predictions, todo[left], lengths(answers)[left], options, found)
     _by_match_letter(predictions, options, found, todo[~plain & ~failed])
     return found.letter, found.method
 
@@ -127,10 +134,8 @@ def _rows_with_only(offsets: IntArray, data: npt.NDArray[np.uint8], allowed: Boo
 
 def _bare_letters(predictions: Column, options: OptionColumns, found: _Matches) -> None:
     """The first test of `match_letter`: the whole answer is one option letter."""
-    import pyarrow.compute as pc
-
-    single = np.flatnonzero(to_numpy(pc.utf8_length(predictions)) == 1)
-    values, codes = distinct(predictions.take(from_numpy(single)))
+    single = np.flatnonzero(lengths(predictions) == 1)
+    values, codes = distinct(take(predictions, single))
     letter = _letter_codes(values, options.letters)[codes]
     chosen = _offered(options, single, letter)
     found.decide(single[chosen], letter[chosen], RULE_LETTER)
@@ -200,28 +205,26 @@ class _Tokens:
 def _rule_3(answers: pa.Array, todo: IntArray, options: OptionColumns, found: _Matches,
             plain: BoolArray) -> None:
     """"answer is X" (any case), X an option of the row."""
-    import pyarrow.compute as pc
+    from pyarrow._compute import ExtractRegexOptions, StructFieldOptions
 
     rows = np.flatnonzero(plain & found.open[todo])
-    hits = pc.struct_field(pc.extract_regex(answers.take(from_numpy(rows)), _ANSWER_IS), [0])
-    matched = np.flatnonzero(~to_numpy(pc.is_null(hits)))
-    values, codes = distinct(hits.take(from_numpy(matched)))
+    found_regex = compute("extract_regex", take(answers, rows), options=ExtractRegexOptions(_ANSWER_IS))
+    hits = compute("struct_field", found_regex, options=StructFieldOptions([0]))
+    matched = np.flatnonzero(~to_numpy(compute("is_null", hits)))
+    values, codes = distinct(take(hits, matched))
     letter = _letter_codes(values, options.letters)[codes]
     where = todo[rows[matched]]
     chosen = _offered(options, where, letter)
     found.decide(where[chosen], letter[chosen], RULE_REGEX)
 
 
-def _rule_4(predictions: Column, rows: IntArray, lengths: IntArray, options: OptionColumns,
+def _rule_4(predictions: Column, rows: IntArray, length: npt.NDArray[np.int32], options: OptionColumns,
             found: _Matches) -> None:
     """An answer at most twice as long as its options' texts together naming exactly one of them."""
-    import pyarrow.compute as pc
-
-    index = from_numpy(rows)
     total = np.zeros(len(rows), dtype=np.int64)
     for j, column in enumerate(options.texts):
-        total += np.where(options.offered[rows, j], to_numpy(pc.utf8_length(column.take(index))), 0)
-    picked = rows[lengths <= 2 * total]
+        total += np.where(options.offered[rows, j], lengths(take(column, rows)), 0)
+    picked = rows[length <= 2 * total]
     texts, columns, offered = _python_rows(predictions, options, picked)
     named_rows: list[int] = []
     named_letters: list[int] = []
@@ -238,9 +241,8 @@ def _python_rows(
     predictions: Column, options: OptionColumns, rows: IntArray
 ) -> tuple[list[str], list[list[str]], list[list[bool]]]:
     """The answers, option texts (per letter) and offered flags of some rows, as Python values."""
-    picked = from_numpy(rows)
-    columns = [column.take(picked).to_pylist() for column in options.texts]
-    return predictions.take(picked).to_pylist(), columns, options.offered[rows].tolist()
+    columns = [take(column, rows).to_pylist() for column in options.texts]
+    return take(predictions, rows).to_pylist(), columns, options.offered[rows].tolist()
 
 
 def _by_match_letter(predictions: Column, options: OptionColumns, found: _Matches,

@@ -77,7 +77,7 @@ def _model_rows(path: Path, model: str) -> RowFile | None:
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
-    from mmgauge.datasources.arrow_numpy import distinct, from_numpy
+    from mmgauge.datasources.arrow_numpy import distinct, take
 
     try:
         with path.open(newline="", encoding="utf-8-sig") as handle:
@@ -97,8 +97,7 @@ def _model_rows(path: Path, model: str) -> RowFile | None:
         values, codes = distinct(table.column(named[0]))
         kept = [not (value.strip() and key(value.strip()) != key(model)) for value in values]
         rows = rows[np.array(kept, dtype=bool)[codes]] if values else rows
-    picked = from_numpy(rows)
-    columns = [table.column(name).take(picked).to_pylist() for name in fields]
+    columns = [take(table.column(name), rows).to_pylist() for name in fields]
     dicts = [dict(zip(fields, cells, strict=True)) for cells in zip(*columns, strict=True)]
     return RowFile(unit="line", fields=fields, rows=list(zip((rows + 2).tolist(), dicts, strict=True)))
 

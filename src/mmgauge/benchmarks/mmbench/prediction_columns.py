@@ -21,7 +21,16 @@ import numpy.typing as npt
 from mmgauge.benchmarks.mmbench.tsv import COPY_STRIDE, OPTION_LETTERS, REQUIRED
 from mmgauge.benchmarks.mmbench.vlmevalkit import LABEL_COLUMNS, PANDAS_NA_TEXTS, group_sizes
 from mmgauge.core.errors import UserError
-from mmgauge.datasources.arrow_numpy import distinct, from_numpy, strings, to_numpy
+from mmgauge.datasources.arrow_numpy import (
+    compute,
+    distinct,
+    from_numpy,
+    in_set,
+    lengths,
+    strings,
+    take,
+    to_numpy,
+)
 from mmgauge.extraction.choice_columns import OptionColumns, match_columns
 from mmgauge.extraction.choice_rules import METHODS
 from mmgauge.scoring.mmbench import TEST_ANSWERS, MMBenchResult, score_columns
@@ -111,8 +120,6 @@ def _read(path: Path) -> dict[str, pa.Array] | None:
 
 def _parse(columns: dict[str, pa.Array]) -> _Table | None:
     """`tsv.parse_table` (need_prediction, not need_category); None where it would raise."""
-    import pyarrow.compute as pc
-
     required = [c for c in REQUIRED if c != "category"] + ["prediction"]
     if any(column not in columns for column in required) or len(columns["index"]) == 0:
         return None
@@ -133,9 +140,9 @@ def _parse(columns: dict[str, pa.Array]) -> _Table | None:
     group = index % COPY_STRIDE
     cells = columns.get("g_index")
     if cells is not None:
-        named = to_numpy(pc.utf8_length(cells)) > 0
+        named = lengths(cells) > 0
         if named.any():
-            numbers = _integers(cells.filter(from_numpy(named)))
+            numbers = _integers(compute("filter", cells, from_numpy(named)))
             if numbers is None:
                 return None
             group = group.copy()
@@ -146,11 +153,9 @@ def _parse(columns: dict[str, pa.Array]) -> _Table | None:
 def _given(option: pa.ChunkedArray) -> BoolArray:
     """Cells holding an option: not empty, and not "nan" (pandas' NaN written out as text, which
     `parse_table` blanks)."""
-    import pyarrow.compute as pc
-
-    length = to_numpy(pc.utf8_length(option))
+    length = lengths(option)
     three = np.flatnonzero(length == 3)
-    values, codes = distinct(option.take(from_numpy(three)))
+    values, codes = distinct(take(option, three))
     given = length > 0
     given[three[np.array([value == "nan" for value in values], dtype=bool)[codes]]] = False
     return given
@@ -158,10 +163,10 @@ def _given(option: pa.ChunkedArray) -> BoolArray:
 
 def _integers(column: pa.Array) -> IntArray | None:
     import pyarrow as pa
-    import pyarrow.compute as pc
+    from pyarrow._compute import CastOptions
 
     try:
-        numbers = to_numpy(pc.cast(column, pa.int64()))
+        numbers = to_numpy(compute("cast", column, options=CastOptions.safe(pa.int64())))
     except (pa.ArrowInvalid, ValueError):
         return None  # the reference reader also takes 12.0 and names what is not a whole number
     return np.asarray(numbers, dtype=np.int64)
@@ -196,10 +201,7 @@ def _first_copies_ok(group: IntArray, copy: IntArray) -> bool:
 def _options(table: _Table, *, literal: bool) -> tuple[OptionColumns, BoolArray]:
     """Each row's options as `vlmevalkit.choices` gives them: all given ones (literal), or those whose text
     pandas would not read as missing; and which rows have an option pandas reads as missing."""
-    import pyarrow.compute as pc
-
-    na_texts = strings(sorted(PANDAS_NA_TEXTS))
-    missing = np.column_stack([to_numpy(pc.is_in(o, value_set=na_texts)) for o in table.options])
+    missing = np.column_stack([in_set(option, sorted(PANDAS_NA_TEXTS)) for option in table.options])
     missing_like = np.asarray((missing & table.given).any(axis=1), dtype=bool)
     offered = table.given if literal else table.given & ~missing
     return OptionColumns(table.letters, offered, table.options), missing_like
@@ -207,12 +209,10 @@ def _options(table: _Table, *, literal: bool) -> tuple[OptionColumns, BoolArray]
 
 def _read_as_nan(predictions: pa.ChunkedArray) -> pa.ChunkedArray:
     """Predictions as VLMEvalKit reads them: one pandas reads as missing is the text "nan"."""
-    import pyarrow.compute as pc
-
-    missing = pc.is_in(predictions, value_set=strings(sorted(PANDAS_NA_TEXTS)))
-    if not pc.any(missing).as_py():
+    missing = in_set(predictions, sorted(PANDAS_NA_TEXTS))
+    if not missing.any():
         return predictions
-    replaced: pa.ChunkedArray = pc.if_else(missing, strings(["nan"])[0], predictions)
+    replaced: pa.ChunkedArray = compute("if_else", from_numpy(missing), strings(["nan"])[0], predictions)
     return replaced
 
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Final, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from mmgauge.datasources.arrow_numpy import distinct, from_numpy, to_numpy
+from mmgauge.datasources.arrow_numpy import compute, contains, distinct, lengths, take, to_numpy
 from mmgauge.extraction.yesno import parse_yes_no
 from mmgauge.scoring.mme import SUBTASKS, MMEColumns
 
@@ -96,11 +96,9 @@ def _read_file(path: Path, parser: str, methods: _Methods) -> _Part | None:
     table = _read_table(path)
     if table is None or table.num_rows == 0 or table.num_rows % 2:
         return None
-    import pyarrow.compute as pc
-
     image = table.column("image")
     # Each line against the next (zero-copy slices): lines 2i and 2i+1 must name the same image.
-    same_as_next = to_numpy(pc.equal(image.slice(0, table.num_rows - 1), image.slice(1)))
+    same_as_next = to_numpy(compute("equal", image.slice(0, table.num_rows - 1), image.slice(1)))
     if not same_as_next[0::2].all():
         return None
     truth_yes = _truths(table.column("truth"))
@@ -124,21 +122,20 @@ def _truths(column: pa.ChunkedArray) -> npt.NDArray[np.bool_] | None:
 def _official(
     column: pa.ChunkedArray, methods: _Methods
 ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int64]]:
-    import pyarrow.compute as pc
+    from pyarrow._compute import SliceOptions
 
-    head = pc.utf8_slice_codeunits(column, 0, 4)
-    lowered = pc.ascii_lower(head)
-    has_yes = to_numpy(pc.match_substring(lowered, "yes"))
-    has_no = to_numpy(pc.match_substring(lowered, "no"))
+    head = compute("utf8_slice_codeunits", column, options=SliceOptions(0, 4))
+    lowered = compute("ascii_lower", head)
+    has_yes, has_no = contains(lowered, "yes"), contains(lowered, "no")
     # The whole answer is "yes" or "no": 3 characters holding yes, or 2 holding no.
-    length = to_numpy(pc.utf8_length(column))
+    length = lengths(column)
     exact = (has_yes & (length == 3)) | (has_no & (length == 2))
     answer = np.where(has_yes, 1, np.where(has_no, 0, -1)).astype(np.int8)
     codes = np.array([methods.code(name) for name in _OFFICIAL], dtype=np.int64)
     method = codes[np.where(exact, 0, np.where(has_yes | has_no, 1, 2))]
-    unusual = np.flatnonzero(~to_numpy(pc.string_is_ascii(head)))
+    unusual = np.flatnonzero(~to_numpy(compute("string_is_ascii", head)))
     if len(unusual):
-        for row, text in zip(unusual.tolist(), column.take(from_numpy(unusual)).to_pylist(), strict=True):
+        for row, text in zip(unusual.tolist(), take(column, unusual).to_pylist(), strict=True):
             found = parse_yes_no(text, "official")
             answer[row] = _ANSWER_CODES[found.answer]
             method[row] = methods.code(found.method)
