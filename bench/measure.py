@@ -18,6 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
+KEEP_OUTPUT = 1 << 20
+
+
 @dataclass(frozen=True)
 class Run:
     seconds: float
@@ -55,7 +58,9 @@ def run_once(argv: list[str]) -> Run:
             err.seek(0)
             raise SystemExit(f"failed: {' '.join(argv)}\n{err.read().decode(errors='replace')[-2000:]}")
         out.seek(0)
-        return Run(seconds, usage.ru_maxrss / 1024, out.read())
+        # At most 1 MiB of output is kept: a child's peak memory starts at its parent's peak, so this
+        # process must never hold a large output.
+        return Run(seconds, usage.ru_maxrss / 1024, out.read(KEEP_OUTPUT))
 
 
 def alternate(commands: dict[str, list[str]], repeat: int) -> dict[str, Figure]:
