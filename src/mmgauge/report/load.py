@@ -93,20 +93,13 @@ def _row(data: dict[str, Any]) -> Row:
     detail = extraction.get("detail")
     if extraction.get("judge_reply"):
         detail = f"{detail + '; ' if detail else ''}judge said: {extraction['judge_reply']}"
+    # Positional, and the parsed metadata dict kept as it is (it is this record's own): 100,000 rows.
     return Row(
-        benchmark=str(data["benchmark"]),
-        sample_id=str(data["sample_id"]),
-        round=int(data.get("round", 0)),
-        prompt=str(data.get("prompt", "")),
-        text=response.get("text"),
-        error=response.get("error"),
-        answer=extraction.get("answer"),
-        method=extraction.get("method") if extraction else None,
-        detail=detail,
-        target=data.get("target"),
-        correct=data.get("correct"),
-        metadata=dict(data.get("metadata") or {}),
-        images=None if "images" not in data else [(str(i["sha256"]), i.get("path")) for i in data["images"]],
+        str(data["benchmark"]), str(data["sample_id"]), int(data.get("round", 0)),
+        str(data.get("prompt", "")), response.get("text"), response.get("error"), extraction.get("answer"),
+        extraction.get("method") if extraction else None, detail, data.get("target"),
+        data.get("correct"), data.get("metadata") or {},
+        None if "images" not in data else [(str(i["sha256"]), i.get("path")) for i in data["images"]],
     )
 
 
@@ -193,7 +186,10 @@ def load_run(path: Path) -> RunView:
         notes.append(f"{folder.name_of('scored')} is missing: answers are the raw log's, before any judge "
                      "resolution")
     for row in rows:
-        benchmarks.setdefault(row.benchmark, BenchView(row.benchmark)).rows.append(row)
+        view = benchmarks.get(row.benchmark)
+        if view is None:
+            view = benchmarks[row.benchmark] = BenchView(row.benchmark)
+        view.rows.append(row)
     for extra in folder.extra_json_files():
         why = _extra_json(extra, benchmarks)
         if why is not None:
