@@ -17,7 +17,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-
 KEEP_OUTPUT = 1 << 20
 
 

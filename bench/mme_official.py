@@ -10,8 +10,10 @@ with the same plain Python loops:
   else "yes" if the first 4 characters hold "yes", else "no" if they hold "no", else "other";
 - per image, the number of right answers (acc+ counts images with 2); per subtask the label lists
   (yes 1, no 0, other -1) go to `compute_metric`: accuracy over all answers, and over the answers other than
-  "other" the confusion matrix, precision and recall (the tool calls scikit-learn for these four; here they
-  are computed with plain loops, which is not slower than scikit-learn on Python lists);
+  "other" the confusion matrix, precision and recall, with scikit-learn's `accuracy_score`,
+  `confusion_matrix`, `precision_score` and `recall_score` on the Python lists, as the tool calls them
+  (imported at the top, as the tool imports them). Without scikit-learn the four are computed with plain
+  loops instead (`--plain-metrics` forces that), which is faster than the tool;
 - score = (acc + acc+) x 100 per subtask; the sum per part is printed, then each subtask's score.
 
 Usage: python bench/mme_official.py --results_dir FOLDER
@@ -20,6 +22,7 @@ Usage: python bench/mme_official.py --results_dir FOLDER
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 
 EVAL_TYPES = {
@@ -49,7 +52,7 @@ def compute_metric(gts: list[str], preds: list[str]) -> dict[str, float]:
     assert len(gts) == len(preds)
     gt_labels = [LABELS[x] for x in gts]
     pred_labels = [LABELS[x] for x in preds]
-    acc = sum(1 for g, p in zip(gt_labels, pred_labels, strict=True) if g == p) / len(gt_labels)
+    acc = METRICS.accuracy(gt_labels, pred_labels)
     clean_gts, clean_preds, other = [], [], 0
     for g, p in zip(gt_labels, pred_labels, strict=True):
         if p == -1:
@@ -57,14 +60,50 @@ def compute_metric(gts: list[str], preds: list[str]) -> dict[str, float]:
             continue
         clean_gts.append(g)
         clean_preds.append(p)
-    tp = sum(1 for g, p in zip(clean_gts, clean_preds, strict=True) if g == 1 and p == 1)
-    fn = sum(1 for g, p in zip(clean_gts, clean_preds, strict=True) if g == 1 and p == 0)
-    fp = sum(1 for g, p in zip(clean_gts, clean_preds, strict=True) if g == 0 and p == 1)
-    tn = sum(1 for g, p in zip(clean_gts, clean_preds, strict=True) if g == 0 and p == 0)
-    precision = tp / (tp + fp) if tp + fp else 0.0
-    recall = tp / (tp + fn) if tp + fn else 0.0
+    (tp, fn), (fp, tn) = METRICS.confusion(clean_gts, clean_preds)
+    precision, recall = METRICS.precision(clean_gts, clean_preds), METRICS.recall(clean_gts, clean_preds)
     return {"TP": tp, "FN": fn, "TN": tn, "FP": fp, "precision": precision, "recall": recall,
             "other_num": other, "acc": acc}
+
+
+class PlainMetrics:
+    """The four metrics with loops over the label lists (labels 1 and 0, as the tool passes them)."""
+
+    @staticmethod
+    def accuracy(gts: list[int], preds: list[int]) -> float:
+        return sum(1 for g, p in zip(gts, preds, strict=True) if g == p) / len(gts)
+
+    @staticmethod
+    def confusion(gts: list[int], preds: list[int]) -> list[list[int]]:
+        pairs = list(zip(gts, preds, strict=True))
+        return [[pairs.count((1, 1)), pairs.count((1, 0))], [pairs.count((0, 1)), pairs.count((0, 0))]]
+
+    @staticmethod
+    def precision(gts: list[int], preds: list[int]) -> float:
+        tp = sum(1 for g, p in zip(gts, preds, strict=True) if g == 1 and p == 1)
+        predicted = sum(1 for p in preds if p == 1)
+        return tp / predicted if predicted else 0.0
+
+    @staticmethod
+    def recall(gts: list[int], preds: list[int]) -> float:
+        tp = sum(1 for g, p in zip(gts, preds, strict=True) if g == 1 and p == 1)
+        actual = sum(1 for g in gts if g == 1)
+        return tp / actual if actual else 0.0
+
+
+class SklearnMetrics:
+    """The tool's calls."""
+
+    def __init__(self) -> None:
+        from sklearn.metrics import accuracy_score, confusion_matrix, precision_score, recall_score
+
+        self.accuracy = accuracy_score
+        self.confusion = lambda gts, preds: confusion_matrix(gts, preds, labels=[1, 0])
+        self.precision = lambda gts, preds: precision_score(gts, preds, average="binary")
+        self.recall = lambda gts, preds: recall_score(gts, preds, average="binary")
+
+
+METRICS: PlainMetrics | SklearnMetrics = PlainMetrics()
 
 
 def process_result(results_dir: str) -> dict[str, float]:
@@ -113,4 +152,9 @@ def process_result(results_dir: str) -> dict[str, float]:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--results_dir", default="", type=str)
-    process_result(parser.parse_args().results_dir)
+    parser.add_argument("--plain-metrics", action="store_true", help="loops instead of scikit-learn")
+    args = parser.parse_args()
+    if not args.plain_metrics:
+        with contextlib.suppress(ImportError):
+            METRICS = SklearnMetrics()
+    process_result(args.results_dir)

@@ -219,9 +219,20 @@ class _Images:
         return counts
 
 
+def _numbered(values: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """Each value's rank among the distinct values (`np.unique`'s inverse), without sorting when the
+    values come in order already (a results folder's questions do)."""
+    steps = np.diff(values)
+    if (steps >= 0).all():
+        numbered: npt.NDArray[np.int64] = np.concatenate([[0], np.cumsum(steps != 0)]).astype(np.int64)
+        return numbered
+    _, inverse = np.unique(values, return_inverse=True)
+    return np.asarray(inverse, dtype=np.int64)
+
+
 def _score_subtask(columns: MMEColumns, rows: npt.NDArray[np.int64]) -> tuple[SubtaskScore, _Images] | None:
     """One subtask's score from its questions (`rows` of `columns`); None when no image is fully answered."""
-    _, image = np.unique(columns.image[rows], return_inverse=True)
+    image = _numbered(columns.image[rows])
     n_images = int(image.max()) + 1
     scored = ~columns.failed[rows]
     answer = columns.answer[rows]
