@@ -119,4 +119,6 @@ def counts_from_csv(path: Path, language: str, ignore: list[str]) -> FloatArray 
         if numbers.min() < 0 or numbers.max() > maxima[name]:
             return None
         values[:, j] = numbers
+    del table
+    pa.default_memory_pool().release_unused()  # the table's memory goes back before the scores are made
     return values
