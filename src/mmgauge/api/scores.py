@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from mmgauge.extraction.judge import Judge
     from mmgauge.general_level.runs import RunCoverage
     from mmgauge.scoring.general_level import LevelReport, ResultTable, TaskRow
-    from mmgauge.scoring.m3gia_gia import GiaResult
+    from mmgauge.scoring.m3gia_gia import GiaResult, GiaScores
     from mmgauge.scoring.mmbench import MMBenchResult
     from mmgauge.scoring.mme import MMEResult
 
@@ -27,14 +27,14 @@ def score_mme(source: str | Path, parser: str | None = None, *, notes: list[str]
     `parser`: `official` (the default for raw answers) or `words`; a run folder keeps its run's reading
     unless a parser is given. Notes worth showing (files left out, a run not scored) go to `notes`.
     """
-    from mmgauge.benchmarks.mme.answers import load_items
+    from mmgauge.benchmarks.mme.answers import load_columns
     from mmgauge.extraction.yesno import PARSERS
-    from mmgauge.scoring.mme import score_mme as score_items
+    from mmgauge.scoring.mme import score_mme_columns
 
     if parser is not None and parser not in PARSERS:
         raise UserError(f"unknown parser '{parser}'; choose one of: {', '.join(PARSERS)}", field="--parser")
-    items, label = load_items(Path(source), parser, notes)
-    return score_items(items, parser=label)
+    columns, label = load_columns(Path(source), parser, notes)
+    return score_mme_columns(columns, parser=label)
 
 
 async def score_mmbench_async(
@@ -63,6 +63,13 @@ def score_mmbench(
     `judge`: None or "none" (rules only), a judge model spec, or a `Judge`. `literal_options` keeps option
     texts pandas would read as missing (`None`, `NA`, ...), which VLMEvalKit drops.
     """
+    if _no_judge(judge) and not random_fallback:
+        # Rules only: a TSV is scored column-wise, with no event loop and no judge machinery imported.
+        from mmgauge.benchmarks.mmbench.prediction_columns import score_prediction_columns
+
+        fast = score_prediction_columns(Path(source), literal_options=literal_options, seed=seed)
+        if fast is not None:
+            return fast
     from mmgauge.api.evaluate import run_sync
 
     result: MMBenchResult = run_sync(score_mmbench_async(
@@ -70,13 +77,17 @@ def score_mmbench(
     return result
 
 
+def _no_judge(judge: str | Judge | None) -> bool:
+    return judge is None or (isinstance(judge, str) and judge.strip().lower() == "none")
+
+
 def judge_for(judge: str | Judge | None) -> Judge | None:
+    if _no_judge(judge):
+        return None
     from mmgauge.extraction.judge import Judge
 
     if judge is None or isinstance(judge, Judge):
         return judge
-    if judge.strip().lower() == "none":
-        return None
     from mmgauge.backends.registry import load_backend
 
     _, backend = load_backend(judge)
@@ -99,22 +110,38 @@ def m3gia_gia(
 ) -> GiaResult:
     """M3GIA's GIA for each row of per-type counts of right answers: a CSV, the release's count workbook
     (`MLLMs_acc_<lang>_score.xlsx`, read as its `GIA_<Lang>.R` reads it) or a DataFrame."""
-    from mmgauge.cli.inputs import read_counts, read_csv
+    return m3gia_gia_scores(counts, language, scale=scale, human_stats=human_stats, ignore=ignore).result()
+
+
+def m3gia_gia_scores(
+    counts: str | Path | pd.DataFrame,
+    language: str,
+    *,
+    scale: Literal["official", "standardised"] = "official",
+    human_stats: str | Path | None = None,
+    ignore: Sequence[str] = (),
+) -> GiaScores:
+    """`m3gia_gia` in column form (for large tables: no object per row)."""
+    from mmgauge.cli.inputs import counts_from_csv, read_counts, read_csv
     from mmgauge.scoring import m3gia_gia as gia
 
     code = gia.normalise_language(language)
     source = str(counts) if isinstance(counts, str | Path) else "counts"
+    matrix = counts_from_csv(Path(counts), code, list(ignore)) if isinstance(counts, str | Path) else None
+    table = None
     lines: list[int] | None = None
-    if isinstance(counts, str | Path):
-        table = read_counts(Path(counts), gia.load_published_model(code).indicators, list(ignore))
-        lines = [int(label) + 2 for label in table.index]  # the header is line 1 (sheet row 1)
-    else:
-        missing = [column for column in ignore if column not in counts.columns]
-        if missing:
-            raise UserError("--ignore names a column the table does not have", file=source, field=missing[0])
-        table = counts.drop(columns=list(ignore))
-    if table.empty:
-        raise UserError("no rows: expected one row of counts per model", file=source)
+    if matrix is None:
+        if isinstance(counts, str | Path):
+            table = read_counts(Path(counts), gia.load_published_model(code).indicators, list(ignore))
+            lines = [int(label) + 2 for label in table.index]  # the header is line 1 (sheet row 1)
+        else:
+            missing = [column for column in ignore if column not in counts.columns]
+            if missing:
+                raise UserError("--ignore names a column the table does not have", file=source,
+                                field=missing[0])
+            table = counts.drop(columns=list(ignore))
+        if table.empty:
+            raise UserError("no rows: expected one row of counts per model", file=source)
     stats = None
     if human_stats is not None:
         stats = gia.human_stats_from_table(read_csv(Path(human_stats)), str(human_stats))
@@ -122,7 +149,10 @@ def m3gia_gia(
             if column not in stats.mean:
                 raise UserError("human statistics lack this column", file=str(human_stats), field=column)
     try:
-        return gia.compute_gia(table, code, scale=scale, human_stats=stats, lines=lines)
+        if matrix is None:
+            assert table is not None
+            matrix = gia.counts_matrix(table, code, lines)
+        return gia.gia_scores(matrix, code, scale=scale, human_stats=stats)
     except UserError as problem:
         raise UserError(problem.message, file=source, line=problem.line, field=problem.field) from problem
 

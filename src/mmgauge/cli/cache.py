@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
 CACHE_PATH_HELP = (
     "Response cache file (default $XDG_CACHE_HOME/mmgauge/responses.sqlite, or ~/.cache/mmgauge/... when "
@@ -51,6 +50,8 @@ def register(cache_app: typer.Typer) -> None:
     @cache_app.command("stats")
     def stats(cache_path: Path | None = typer.Option(None, "--cache-path", help=CACHE_PATH_HELP)) -> None:
         """Responses per model, and every part of the cache folder with its size."""
+        from rich.console import Console
+
         from mmgauge.store.cache import ResponseCache, default_cache_path
 
         path = cache_path or default_cache_path()
@@ -83,6 +84,8 @@ def register(cache_app: typer.Typer) -> None:
         ),
     ) -> None:
         """Delete cached responses (all, or one model's)."""
+        from rich.console import Console
+
         from mmgauge.store.cache import ResponseCache, default_cache_path
 
         cache = ResponseCache(cache_path or default_cache_path())

@@ -19,6 +19,8 @@ from mmgauge.core.errors import UserError
 if TYPE_CHECKING:
     import pandas as pd
 
+    from mmgauge.scoring.m3gia_gia import FloatArray
+
 
 def read_csv(path: Path) -> pd.DataFrame:
     """``path`` as a pandas table; a missing, empty, malformed or non-UTF-8 file is a UserError."""
@@ -89,3 +91,42 @@ def _release_layout(columns: list[str], indicators: tuple[str, ...]) -> bool:
         return False
     extras = [c for c in columns if c not in indicators]
     return all(c.lower() in RELEASE_EXTRAS or c.startswith("Unnamed:") for c in extras)
+
+
+def counts_from_csv(path: Path, language: str, ignore: list[str]) -> FloatArray | None:
+    """The counts of a plain CSV in the published column order, read with pyarrow (no pandas), when they
+    need no message: exactly the 18 count columns once `ignore`d ones are dropped, whole numbers in every
+    cell, each within 0 and its number of questions. None otherwise (or for a workbook): `read_counts` and
+    `counts_matrix` then read the file and name its problem."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    from mmgauge.datasources.arrow_numpy import to_numpy
+    from mmgauge.scoring.m3gia_gia import load_published_model, question_counts
+
+    if not path.is_file() or is_workbook(path):
+        return None
+    try:
+        table = pacsv.read_csv(path)
+    except (pa.ArrowInvalid, OSError):
+        return None
+    names = table.column_names
+    indicators = load_published_model(language).indicators
+    kept = [name for name in names if name not in ignore]
+    if (len(set(names)) != len(names) or any(name not in names for name in ignore)
+            or sorted(kept) != sorted(indicators) or table.num_rows == 0):
+        return None
+    maxima = question_counts(language)
+    values = np.empty((table.num_rows, len(indicators)), dtype=np.float64)
+    for j, name in enumerate(indicators):
+        column = table.column(name)
+        if not pa.types.is_integer(column.type) or column.null_count:
+            return None
+        numbers = to_numpy(column)
+        if numbers.min() < 0 or numbers.max() > maxima[name]:
+            return None
+        values[:, j] = numbers
+    del table
+    pa.default_memory_pool().release_unused()  # the table's memory goes back before the scores are made
+    return values

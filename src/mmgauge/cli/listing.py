@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import typer
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 SPEC_GRAMMAR = (
     "Model specs: embedded | openai:MODEL@URL[|URL2...] | anthropic:MODEL@URL | hf:PATH_OR_REPO_ID | "
@@ -18,6 +15,10 @@ def register(app: typer.Typer) -> None:
     @app.command("list")
     def list_command() -> None:
         """List the benchmarks (options, prompt presets) and model backends this installation knows."""
+        from rich.console import Console
+        from rich.table import Table
+        from rich.text import Text
+
         from mmgauge.api.catalog import list_backends, list_benchmarks
 
         console = Console(highlight=False)

@@ -8,13 +8,12 @@ official score (raw counts into the published model), the standardised scale add
 
 from __future__ import annotations
 
+import sys
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
 import typer
-
-from mmgauge.cli.json_output import print_json
 
 app = typer.Typer(
     rich_markup_mode=None, add_completion=False, help="M3GIA: GIA scores from the published CFA models."
@@ -52,15 +51,13 @@ def gia_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Compute the GIA (and normalised GIA) for each row of a counts file."""
-    from mmgauge.api.scores import m3gia_gia
+    from mmgauge.api.scores import m3gia_gia_scores
+    from mmgauge.scoring.m3gia_gia_text import json_chunks, text_lines
 
-    result = m3gia_gia(counts, language, scale=scale.value, human_stats=human_stats, ignore=ignore or [])
+    scores = m3gia_gia_scores(counts, language, scale=scale.value, human_stats=human_stats,
+                              ignore=ignore or [])
+    pieces = json_chunks(scores) if as_json else (line + "\n" for line in text_lines(scores))
+    for piece in pieces:
+        sys.stdout.write(piece)
     if as_json:
-        print_json(result.model_dump())
-        return
-    typer.echo(f"M3GIA {result.language}: human GIA {result.human_gia}")
-    for i, row in enumerate(result.rows, start=1):
-        extra = ""
-        if row.gia_standardised is not None:
-            extra = f"  standardised {row.gia_standardised:.4f}  human percentile {row.human_percentile:.1f}"
-        typer.echo(f"row {i}: GIA {row.gia:.4f}  normalised {row.gia_normalised:.2f}{extra}")
+        sys.stdout.write("\n")

@@ -6,51 +6,23 @@ import functools
 import importlib
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-import click
 import typer
-from rich.console import Console
 
 from mmgauge import __version__
 from mmgauge.cli.help_format import use_plain_arguments
 from mmgauge.core.errors import UserError
 from mmgauge.core.secrets import scrub
 
-app = typer.Typer(rich_markup_mode=None,
-    name="mmgauge",
-    help="Evaluate multimodal LLMs exactly as the benchmark papers define it: MME, MMBench, M3GIA, "
-    "General-Level.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
-score_app = typer.Typer(
-    rich_markup_mode=None, help="Score existing answers without any model.", no_args_is_help=True
-)
-export_app = typer.Typer(
-    rich_markup_mode=None, help="Write runs' answers or scores in other formats.", no_args_is_help=True
-)
-cache_app = typer.Typer(
-    rich_markup_mode=None, help="Inspect or clear the response cache.", no_args_is_help=True
-)
-app.add_typer(score_app, name="score")
-app.add_typer(export_app, name="export")
-app.add_typer(cache_app, name="cache")
-
-#: Modules with `register(score_app, export_app)` for per-benchmark score/export commands.
-BENCH_COMMAND_MODULES: tuple[str, ...] = (
-    "mmgauge.cli.mme", "mmgauge.cli.mmbench", "mmgauge.cli.export_table",
-)
-#: Modules with a Typer `app` mounted as a command group: (module, group name).
-GROUP_MODULES: tuple[tuple[str, str], ...] = (("mmgauge.cli.cfa", "cfa"),)
-#: Modules with a single-command Typer `app` mounted at the top level.
-TOP_COMMAND_MODULES: tuple[str, ...] = ("mmgauge.cli.report", "mmgauge.cli.compare", "mmgauge.cli.audit")
-#: `score` commands defined elsewhere: (module, function, name under `score`, its old spelling).
-SCORE_COMMANDS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
-    ("mmgauge.cli.m3gia", "gia_command", "m3gia", ("m3gia", "gia")),
-    ("mmgauge.cli.level", "level_command", "level", ("level",)),
-)
+ROOT_HELP = ("Evaluate multimodal LLMs exactly as the benchmark papers define it: MME, MMBench, M3GIA, "
+             "General-Level.")
+GROUP_HELP = {
+    "score": "Score existing answers without any model.",
+    "export": "Write runs' answers or scores in other formats.",
+    "cache": "Inspect or clear the response cache.",
+}
 
 
 def _version(value: bool) -> None:
@@ -59,7 +31,6 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def _root(
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version."
@@ -69,48 +40,121 @@ def _root(
     """mmgauge: exact, reproducible, fast evaluation of vision-language models."""
 
 
-_mounted = False
+@dataclass
+class _Tree:
+    """The root command and its groups, before any command is registered."""
+
+    app: typer.Typer
+    groups: dict[str, typer.Typer]
+
+    @classmethod
+    def new(cls) -> _Tree:
+        app = typer.Typer(rich_markup_mode=None, name="mmgauge", help=ROOT_HELP, no_args_is_help=True,
+                          add_completion=False, pretty_exceptions_enable=False)
+        app.callback()(_root)
+        groups = {name: typer.Typer(rich_markup_mode=None, help=text, no_args_is_help=True)
+                  for name, text in GROUP_HELP.items()}
+        for name, group in groups.items():
+            app.add_typer(group, name=name)
+        return cls(app, groups)
+
+
+def _module_register(module: str) -> Callable[[_Tree], None]:
+    """`register(app)` of a module defining top-level commands."""
+    return lambda tree: importlib.import_module(module).register(tree.app)
+
+
+def _bench_commands(module: str) -> Callable[[_Tree], None]:
+    """`register(score_app, export_app)` of a module defining a benchmark's score and export commands."""
+    return lambda tree: importlib.import_module(module).register(tree.groups["score"], tree.groups["export"])
+
+
+def _cache(tree: _Tree) -> None:
+    importlib.import_module("mmgauge.cli.cache").register(tree.groups["cache"])
+
+
+def _cfa(tree: _Tree) -> None:
+    tree.app.add_typer(importlib.import_module("mmgauge.cli.cfa").app, name="cfa")
+
+
+def _top_command(module: str) -> Callable[[_Tree], None]:
+    """The commands of a module's single-command Typer `app`, mounted at the top level."""
+
+    def mount(tree: _Tree) -> None:
+        for info in importlib.import_module(module).app.registered_commands:
+            tree.app.registered_commands.append(info)
+
+    return mount
+
+
+def _m3gia(tree: _Tree) -> None:
+    command = importlib.import_module("mmgauge.cli.m3gia").gia_command
+    tree.groups["score"].command("m3gia")(command)
+    old = typer.Typer(rich_markup_mode=None, hidden=True, no_args_is_help=True)
+    old.command("gia")(renamed(command, "m3gia gia", "score m3gia"))
+    tree.app.add_typer(old, name="m3gia", hidden=True)
+
+
+def _level(tree: _Tree) -> None:
+    command = importlib.import_module("mmgauge.cli.level").level_command
+    tree.groups["score"].command("level")(command)
+    tree.app.command("level", hidden=True)(renamed(command, "level", "score level"))
+
+
+#: Who registers each command, by its path (`score mme`, `run`), in the order of the full tree. A command
+#: typed on the command line mounts only its own part (one module imported); anything else (`--help`, a
+#: group's help, a mistyped name) mounts the whole tree.
+PARTS: dict[str, Callable[[_Tree], None]] = {
+    "run": _module_register("mmgauge.cli.run"),
+    "list": _module_register("mmgauge.cli.listing"),
+    "sample": _module_register("mmgauge.cli.sample"),
+    "cache": _cache,
+    "score mme": _bench_commands("mmgauge.cli.mme"),
+    "score mmbench": _bench_commands("mmgauge.cli.mmbench"),
+    "export table": _bench_commands("mmgauge.cli.export_table"),
+    "cfa": _cfa,
+    "report": _top_command("mmgauge.cli.report"),
+    "compare": _top_command("mmgauge.cli.compare"),
+    "audit-judge": _top_command("mmgauge.cli.audit"),
+    "score m3gia": _m3gia,
+    "score level": _level,
+}
+#: Paths served by the same part as another one.
+PART_ALIASES: dict[str, str] = {"export mme": "score mme", "export mmbench": "score mmbench",
+                                "m3gia": "score m3gia", "level": "score level"}
+
+
+def build_app(args: list[str] | None = None) -> typer.Typer:
+    """The command tree for `args`: only the part that serves the command they name, or the whole tree."""
+    tree = _Tree.new()
+    part = _part_for(args) if args is not None else None
+    for register in [part] if part is not None else PARTS.values():
+        register(tree)
+    use_plain_arguments(tree.app)
+    return tree.app
+
+
+def _part_for(args: list[str]) -> Callable[[_Tree], None] | None:
+    words = [number for number, arg in enumerate(args) if not arg.startswith("-")]  # root options are flags
+    if not words or "--help" in args[: words[0]]:
+        return None  # no command, or `mmgauge --help ...`: the root's help
+    path = [args[number] for number in words[:2]]
+    for name in (" ".join(path), path[0]):
+        name = PART_ALIASES.get(name, name)
+        if name in PARTS:
+            return PARTS[name]
+    return None
+
+
+_mounted: typer.Typer | None = None
 
 
 def mounted_app() -> typer.Typer:
-    """The whole command tree (mounting is done once, on first use, so importing this module stays cheap)."""
+    """The whole command tree (built once, on first use, so importing this module stays cheap)."""
     global _mounted
-    if not _mounted:
-        _mount()
-        _mounted = True
-    return app
-
-
-def _mount() -> None:
-    from mmgauge.cli import cache, listing, run, sample
-
-    run.register(app)
-    listing.register(app)
-    sample.register(app)
-    cache.register(cache_app)
-    for name in BENCH_COMMAND_MODULES:
-        importlib.import_module(name).register(score_app, export_app)
-    for module_name, group_name in GROUP_MODULES:
-        app.add_typer(importlib.import_module(module_name).app, name=group_name)
-    for name in TOP_COMMAND_MODULES:
-        sub = importlib.import_module(name).app
-        for info in sub.registered_commands:
-            app.registered_commands.append(info)
-    old_groups: dict[str, typer.Typer] = {}
-    for module, function, name, old in SCORE_COMMANDS:
-        command = getattr(importlib.import_module(module), function)
-        score_app.command(name)(command)
-        alias = renamed(command, " ".join(old), f"score {name}")
-        if len(old) == 1:
-            app.command(old[0], hidden=True)(alias)
-        else:
-            old_group = old_groups.setdefault(old[0], typer.Typer(
-                rich_markup_mode=None, hidden=True, no_args_is_help=True)
-            )
-            old_group.command(old[1])(alias)
-    for old_name, old_group in old_groups.items():
-        app.add_typer(old_group, name=old_name, hidden=True)
-    use_plain_arguments(app)
+    if _mounted is None:
+        _mounted = build_app()
+    return _mounted
 
 
 def renamed(command: Callable[..., Any], old: str, new: str) -> Callable[..., Any]:
@@ -119,10 +163,16 @@ def renamed(command: Callable[..., Any], old: str, new: str) -> Callable[..., An
     @functools.wraps(command)
     def alias(*args: Any, **kwargs: Any) -> Any:
         note = f"note: `mmgauge {old}` is now `mmgauge {new}`; the old name goes in the next release"
-        Console(stderr=True, highlight=False, soft_wrap=True).print(note, markup=False)
+        sys.stderr.write(note + "\n")
         return command(*args, **kwargs)
 
     return alias
+
+
+def _say(line: str) -> None:
+    """One line on stderr, as typed (plain text: no markup or emoji codes read into it), secrets scrubbed."""
+    sys.stderr.write(scrub(line) + "\n")
+    sys.stderr.flush()
 
 
 INTERRUPTED_STATUS = 130
@@ -132,34 +182,33 @@ INTERRUPTED = "interrupted: every finished sample is kept in the run folder; run
 def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
-    command = typer.main.get_command(mounted_app())
+    command = typer.main.get_command(build_app(args))
     try:
         # The exact invocation reaches commands as ctx.obj, so a run's manifest records what was typed.
         code = command.main(args=args, prog_name="mmgauge", standalone_mode=False, obj={"argv": args})
         if code == INTERRUPTED_STATUS:  # typer turns Ctrl-C into this status, saying nothing
-            err.print(INTERRUPTED)
+            _say(INTERRUPTED)
     except typer.Exit as stop:
         code = stop.exit_code
     except typer.TyperException as problem:
         # Usage errors (bad option values) carry exit code 2; one line is enough, `--help` has the rest.
         formatter = getattr(problem, "format_message", None)
         message = formatter() if callable(formatter) else str(problem)
-        err.print(f"error: {message}", markup=False)
+        _say(f"error: {message}")
         code = int(getattr(problem, "exit_code", 2))
-    except (typer.Abort, click.exceptions.Abort, KeyboardInterrupt):
-        err.print(INTERRUPTED)
+    except (typer.Abort, KeyboardInterrupt):
+        _say(INTERRUPTED)
         code = INTERRUPTED_STATUS
     except UserError as problem:
         if debug:
             raise
-        err.print(f"error: {scrub(str(problem))}", markup=False)
+        _say(f"error: {problem}")
         code = 2
     except OSError as problem:
         if debug:
             raise
         where = f"{problem.filename}: " if getattr(problem, "filename", None) else ""
-        err.print(f"error: {scrub(where + str(problem.strerror or problem))}", markup=False)
+        _say(f"error: {where}{problem.strerror or problem}")
         code = 2
     sys.exit(code if isinstance(code, int) else 0)
 

@@ -6,7 +6,6 @@ not pay for them at start-up.
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -49,6 +48,8 @@ def score_mmbench(
                                literal_options=literal_options)
     finally:
         if the_judge is not None:
+            import asyncio
+
             asyncio.run(the_judge.backend.aclose())
     if json_output:
         for line in result.headline():

@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from mmgauge.benchmarks.mme.official import (
-    write_results_folder,
-)
 from mmgauge.cli.json_output import print_json
 from mmgauge.core.errors import UserError
-from mmgauge.scoring.mme import MMEResult, Total
-from mmgauge.store.run_folder import RunFolder
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from mmgauge.scoring.mme import MMEResult, Total
 
 
 def register(score_app: typer.Typer, export_app: typer.Typer) -> None:
@@ -40,6 +38,8 @@ def score_command(
         for note in notes:
             sys.stderr.write(f"note: {note}\n")
         return
+    from rich.console import Console
+
     console = Console()
     console.print(_table(result))
     for note in notes:
@@ -65,6 +65,9 @@ def export_command(
     official = out or official
     if official is None:
         raise UserError("missing option --out (the folder to write <subtask>.txt files into)", field="--out")
+    from mmgauge.benchmarks.mme.official import write_results_folder
+    from mmgauge.store.run_folder import RunFolder
+
     folder = RunFolder(run_dir)
     if not folder.has_records():
         raise UserError(f"no {folder.name_of('records')} in the run folder", file=str(run_dir))
@@ -99,6 +102,8 @@ def _total_cell(total: Total) -> str:
 
 
 def _table(result: MMEResult) -> Table:
+    from rich.table import Table
+
     table = Table(title=f"MME (parser: {result.parser})")
     for column in ("subtask", "acc", "acc+", "score", "other", "yes-ratio", "failed"):
         table.add_column(column, justify="left" if column == "subtask" else "right")

@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from mmgauge.cli.export_table import (
     LogOption,
@@ -22,6 +18,8 @@ from mmgauge.cli.export_table import (
 from mmgauge.core.errors import UserError
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from mmgauge.store.results import RunResults
 
 MODEL_HELP = (
@@ -171,6 +169,10 @@ def register(app: typer.Typer) -> None:
         ),
     ) -> None:
         """Evaluate a model. Re-running the same command into the same --out resumes and retries failures."""
+        import asyncio
+
+        from rich.console import Console
+
         from mmgauge.api.evaluate import evaluate_async
         from mmgauge.api.options import parse_assignments
         from mmgauge.api.request import build_request
@@ -223,6 +225,9 @@ def _executor_choice(value: str) -> str:
 
 
 def print_summary(console: Console, results: RunResults, out: str) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
     counts = Table(title=f"mmgauge run: {out}")
     for column in ("benchmark", "samples", "requested", "from cache", "resumed", "failed", "judge calls"):
         counts.add_column(column, justify="left" if column == "benchmark" else "right")
@@ -253,6 +258,8 @@ def print_summary(console: Console, results: RunResults, out: str) -> None:
 
 def print_judge_audit(console: Console, out: Path) -> None:
     """What the judge decided (`judge_audit.json`), when the rules left any answer unread."""
+    from rich.table import Table
+
     from mmgauge.comparison.audit import answers_text, decided_text, number_text, range_text
     from mmgauge.store.run_folder import RunFolder
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +14,10 @@ from mmgauge.scoring.general_level.metrics import find_metric, lookup_metric
 MISSING_MARKERS = frozenset({"", "∞", "inf", "+inf", "nan", "n/a", "na", "-"})
 
 
+@lru_cache(maxsize=65536)
 def key(text: str) -> str:
-    """``text`` as a name to compare: spacing collapsed, case folded."""
+    """``text`` as a name to compare: spacing collapsed, case folded. Cached: a results file repeats the same
+    field names, modalities and task names on every row."""
     return re.sub(r"\s+", " ", text).strip().casefold()
 
 

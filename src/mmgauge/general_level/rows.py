@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+import numpy as np
+
 from mmgauge.core.errors import UserError
 from mmgauge.general_level.cells import key, lookup_metric_message, number, same_metric
 from mmgauge.scoring.general_level.metrics import find_metric
@@ -42,7 +44,13 @@ class RowFile:
     rows: list[tuple[int, dict[str, Any]]]
 
 
-def read_csv_rows(path: Path) -> RowFile:
+def read_csv_rows(path: Path, model: str | None = None) -> RowFile:
+    """The rows of a CSV file; with `model`, a large file may leave out rows `rows_table` would skip for it
+    (other models' rows), read column-wise (see `_model_rows`)."""
+    if model is not None:
+        found = _model_rows(path, model)
+        if found is not None:
+            return found
     try:
         with path.open(newline="", encoding="utf-8-sig") as handle:
             reader = csv.DictReader(handle)
@@ -56,6 +64,52 @@ def read_csv_rows(path: Path) -> RowFile:
     if fields is None:
         raise UserError(f"empty file: expected a header with the fields {list(ROW_COLUMNS)}", file=str(path))
     return RowFile(unit="line", fields=fields, rows=rows)
+
+
+def _model_rows(path: Path, model: str) -> RowFile | None:
+    """The header and the rows of `model` (and rows naming no model), as the csv module reads them, read
+    with pyarrow: a results file of many models is read without a Python object per cell of the others.
+
+    None (read it with the csv module) unless every row is one line: a line break inside a quoted cell, an
+    empty line or a lone CR would shift the line numbers the rows are named by. Problems in the file are
+    left to the csv module's reading too.
+    """
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    from mmgauge.datasources.arrow_numpy import distinct, take
+
+    try:
+        with path.open(newline="", encoding="utf-8-sig") as handle:
+            header = next(csv.reader(handle), [])
+        table = pacsv.read_csv(path, convert_options=pacsv.ConvertOptions(
+            column_types=dict.fromkeys(header, pa.string()), strings_can_be_null=False,
+            quoted_strings_can_be_null=False))
+    except (pa.ArrowInvalid, OSError, UnicodeDecodeError, csv.Error):
+        return None
+    fields = table.column_names
+    named = [name for name in fields if key(name) == "model"]
+    if fields != header or len(set(fields)) != len(fields) or len(named) > 1 \
+            or _line_count(path) != table.num_rows + 1:
+        return None
+    rows = np.arange(table.num_rows)
+    if named:
+        values, codes = distinct(table.column(named[0]))
+        kept = [not (value.strip() and key(value.strip()) != key(model)) for value in values]
+        rows = rows[np.array(kept, dtype=bool)[codes]] if values else rows
+    columns = [take(table.column(name), rows).to_pylist() for name in fields]
+    dicts = [dict(zip(fields, cells, strict=True)) for cells in zip(*columns, strict=True)]
+    return RowFile(unit="line", fields=fields, rows=list(zip((rows + 2).tolist(), dicts, strict=True)))
+
+
+def _line_count(path: Path) -> int:
+    """Lines as the csv module counts them (a last line without a line break counts too)."""
+    count, last = 0, b"\n"
+    with path.open("rb") as handle:
+        while block := handle.read(1 << 22):
+            count += block.count(b"\n")
+            last = block[-1:]
+    return count + (last != b"\n")
 
 
 def read_json_rows(path: Path) -> RowFile:
@@ -108,8 +162,12 @@ def _sheet_of(modality: str, paradigm: str, where: str, path: Path, line: int) -
     return f"{by_key[mod]}-{par}"
 
 
-def _find_task(specialist: list[TaskRow], sheet: str, task: str) -> TaskRow | None:
-    return next((t for t in specialist if t.sheet == sheet and key(t.task) == key(task)), None)
+def _task_index(specialist: list[TaskRow]) -> dict[tuple[str, str], TaskRow]:
+    """Tasks by (sheet, task name as compared); the first of a repeated name wins, as a scan would find it."""
+    index: dict[tuple[str, str], TaskRow] = {}
+    for task in specialist:
+        index.setdefault((task.sheet, key(task.task)), task)
+    return index
 
 
 def _check_fields(fields: list[str], path: Path) -> None:
@@ -152,10 +210,11 @@ def rows_table(found: RowFile, specialist: list[TaskRow], model: str | None, pat
         raise UserError(f"no rows for model {model!r}", file=str(path), field="model")
     scores: dict[tuple[str, str], float | None] = {}
     sources: dict[tuple[str, str], ScoreSource] = {}
+    tasks_by_name = _task_index(specialist)
     for line, row in selected:
         where = f"{label} {line}"
         sheet = _sheet_of(str(row["modality"] or ""), str(row["paradigm"] or ""), where, path, line)
-        spec = _find_task(specialist, sheet, str(row["task"] or ""))
+        spec = tasks_by_name.get((sheet, key(str(row["task"] or ""))))
         if spec is None:
             raise UserError(
                 f"{where}: task {row['task']!r} is not in sheet {sheet!r} of the specialist table",

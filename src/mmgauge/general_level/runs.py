@@ -22,7 +22,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from mmgauge.core.errors import UserError
@@ -139,6 +138,8 @@ class RunCoverage(BaseModel):
 
 def load_mapping(path: Path | None = None) -> RunMapping:
     """Read a mapping file (by default the shipped one); score files are resolved next to it."""
+    import yaml  # only a run folder's scores need the mapping: a results file is scored without it
+
     path = path or default_mapping_path()
     if not path.is_file():
         raise UserError("no such mapping file", file=str(path))

@@ -21,7 +21,7 @@ from typing import Any, Final
 from mmgauge.report.images import ImageIndex
 from mmgauge.report.load import Row, RunView
 from mmgauge.report.provenance import CLASSES, provenance
-from mmgauge.report.sections import category_of
+from mmgauge.report.sections import section_for
 
 CHUNK: Final = 500
 PAGE: Final = 50
@@ -84,24 +84,27 @@ def build_browser(runs: list[RunView], images: ImageIndex | None) -> BrowserData
     prov_col: list[int] = []
     img_col: list[int | list[int]] = []
     benches, cats = _Names(), _Names()
-    baseline = {row.key: outcome(row) for bench in runs[0].benchmarks.values() for row in bench.rows}
+    # Outcomes of the first run, to flag the samples another run answered differently (none with one run).
+    baseline = {} if len(runs) < 2 else {
+        row.key: outcome(row) for bench in runs[0].benchmarks.values() for row in bench.rows}
     changed_keys: set[tuple[str, str, int]] = set()
     chg_col: list[int] = []
     chunk: list[list[Any]] = []
     blocks: list[str] = []
     prov_index = {name: i for i, name in enumerate(CLASSES)}
+    sections = {name: section_for(name) for run in runs for name in run.benchmarks}
     for number, row in _ordered(runs):
         run_col.append(number)
         bench_col.append(benches(row.benchmark))
-        cats_name = category_of(row)
+        cats_name = sections[row.benchmark].category(row)
         cat_col.append(cats(f"{row.benchmark}: {cats_name}" if cats_name else row.benchmark))
         code = outcome(row)
         out_col.append(code)
         prov_col.append(prov_index[provenance(row)])
         ids = images.image_ids(number, row.benchmark, row.sample_id) if images is not None else []
         img_col.append(-1 if not ids else ids[0] if len(ids) == 1 else ids)
-        before = baseline.get(row.key)
-        changed = number > 0 and before is not None and before != code
+        before = baseline.get(row.key) if number > 0 else None
+        changed = before is not None and before != code
         if changed:
             changed_keys.add(row.key)
         chg_col.append(int(changed))
@@ -112,7 +115,7 @@ def build_browser(runs: list[RunView], images: ImageIndex | None) -> BrowserData
     if chunk:
         blocks.append(json_block(f"mmg-rows-{len(blocks)}", chunk))
     # The first run's side of a changed pair is flagged too, so the filter shows both answers.
-    for i, (number, row) in enumerate(_ordered(runs)):
+    for i, (number, row) in enumerate(_ordered(runs) if changed_keys else ()):
         if number == 0 and row.key in changed_keys:
             chg_col[i] = 1
         elif number > 0:

@@ -43,6 +43,12 @@ class RecordImage:
             raise FileNotFoundError(f"no thumbnail for image {self.sha256[:12]}")
         return Path(self.path).read_bytes()
 
+    def stored_thumbnail(self) -> bytes | None:
+        """The run folder's thumbnail of the image, which the run made with `thumbnail_jpeg` at `THUMB_PX`:
+        embedded as it is, rather than decoded and encoded again."""
+        thumb = self.folder.thumbnail(self.sha256)
+        return thumb.read_bytes() if thumb.is_file() else None
+
 
 def _key(image: ImageSource) -> str:
     if isinstance(image, RecordImage):
@@ -91,7 +97,8 @@ class ImageIndex:
             self._over += 1
             return -1
         try:
-            url = thumbnail(image.load())
+            stored = image.stored_thumbnail() if isinstance(image, RecordImage) else None
+            url = jpeg_data_url(stored) if stored is not None else thumbnail(image.load())
         except Exception:  # any undecodable image only loses its thumbnail
             self._failed += 1
             self._ids[key] = self._by_ref[id(image)] = -1
@@ -111,12 +118,16 @@ def collect_images(runs: list[RunView]) -> ImageIndex:
     index = ImageIndex()
     for number, run in enumerate(runs):
         folder = RunFolder(run.path)
+        # One object per distinct image of the run: the samples sharing it (circular copies, the questions
+        # of one image) then share its thumbnail through the index's memo by object.
+        known: dict[tuple[str, str | None], RecordImage] = {}
         unnamed = 0
         for bench in run.benchmarks.values():
             for row in bench.rows:
                 if row.images:
                     index.refs[(number, row.benchmark, row.sample_id)] = [
-                        RecordImage(folder, sha, path) for sha, path in row.images]
+                        known.get(image) or known.setdefault(image, RecordImage(folder, *image))
+                        for image in row.images]
                 elif row.images is None:
                     unnamed += 1
         if unnamed:

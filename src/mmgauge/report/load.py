@@ -106,20 +106,13 @@ def _row(data: dict[str, Any]) -> Row:
     detail = extraction.get("detail")
     if extraction.get("judge_reply"):
         detail = f"{detail + '; ' if detail else ''}judge said: {extraction['judge_reply']}"
+    # Positional, and the parsed metadata dict kept as it is (it is this record's own): 100,000 rows.
     return Row(
-        benchmark=str(data["benchmark"]),
-        sample_id=str(data["sample_id"]),
-        round=int(data.get("round", 0)),
-        prompt=str(data.get("prompt", "")),
-        text=response.get("text"),
-        error=response.get("error"),
-        answer=extraction.get("answer"),
-        method=extraction.get("method") if extraction else None,
-        detail=detail,
-        target=data.get("target"),
-        correct=data.get("correct"),
-        metadata=dict(data.get("metadata") or {}),
-        images=None if "images" not in data else [(str(i["sha256"]), i.get("path")) for i in data["images"]],
+        str(data["benchmark"]), str(data["sample_id"]), int(data.get("round", 0)),
+        str(data.get("prompt", "")), response.get("text"), response.get("error"), extraction.get("answer"),
+        extraction.get("method") if extraction else None, detail, data.get("target"),
+        data.get("correct"), data.get("metadata") or {},
+        None if "images" not in data else [(str(i["sha256"]), i.get("path")) for i in data["images"]],
     )
 
 
@@ -206,17 +199,20 @@ def load_run(path: Path) -> RunView:
         notes.append(f"{folder.name_of('scored')} is missing: answers are the raw log's, before any judge "
                      "resolution")
     for row in rows:
-        benchmarks.setdefault(row.benchmark, BenchView(row.benchmark)).rows.append(row)
+        bench = benchmarks.get(row.benchmark)
+        if bench is None:
+            bench = benchmarks[row.benchmark] = BenchView(row.benchmark)
+        bench.rows.append(row)
     for extra in folder.extra_json_files():
         why = _extra_json(extra, benchmarks)
         if why is not None:
             notes.append(f"{extra.name} ignored: {why}")
     caveats = list(results.notes) if results is not None else []
     marks = list(results.labels) if results is not None else []
-    view = RunView(path=path, model=model, manifest=manifest, benchmarks=benchmarks, notes=notes,
-                   caveats=caveats, marks=marks)
-    _judge_documents(view, folder, rows)
-    return view
+    run = RunView(path=path, model=model, manifest=manifest, benchmarks=benchmarks, notes=notes,
+                  caveats=caveats, marks=marks)
+    _judge_documents(run, folder, rows)
+    return run
 
 
 def answers_of(rows: list[Row]) -> list[Answer]:

@@ -28,6 +28,7 @@ cannot be derived honestly. The standardised scale therefore needs the human sta
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 from collections import Counter
@@ -35,14 +36,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 from pydantic import BaseModel, ConfigDict
 
 from mmgauge.core.errors import UserError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 Scale = Literal["official", "standardised"]
 FloatArray = npt.NDArray[np.float64]
@@ -112,10 +115,28 @@ def _data_file(*parts: str) -> str:
     return node.read_text(encoding="utf-8")
 
 
-def _read_csv(name: str, index: bool) -> pd.DataFrame:
-    from io import StringIO
+@dataclass(frozen=True)
+class _Table:
+    """A published CSV: its row labels (first column, when it holds them), column labels and numbers."""
 
-    return pd.read_csv(StringIO(_data_file("cfa", name)), index_col=0 if index else None)
+    rows: list[str]
+    columns: list[str]
+    values: FloatArray
+
+    def select(self, rows: list[str] | None, columns: list[str]) -> FloatArray:
+        """The values of `rows` (all when None) and `columns`, in that order (as pandas' `.loc` does)."""
+        picked = self.values if rows is None else self.values[[self.rows.index(r) for r in rows]]
+        return np.asarray(picked[:, [self.columns.index(c) for c in columns]], dtype=np.float64)
+
+
+def _read_csv(name: str, index: bool) -> _Table:
+    """A CFA file of the release. `float()` reads every number of the shipped files exactly as pandas does (a
+    test checks it), so the model's matrices are the same to the last bit without importing pandas."""
+    lines = list(csv.reader(_data_file("cfa", name).splitlines()))
+    header = lines[0][1:] if index else lines[0]
+    body = [line[1:] if index else line for line in lines[1:]]
+    values = np.array([[float(cell) for cell in line] for line in body], dtype=np.float64)
+    return _Table([line[0] for line in lines[1:]] if index else [], header, values.reshape(len(body), -1))
 
 
 @dataclass(frozen=True)
@@ -130,7 +151,8 @@ class PublishedModel:
     psi: FloatArray
     nu: FloatArray
     alpha: FloatArray
-    human_scores: pd.DataFrame
+    #: The published factor scores of the human sample, by factor.
+    human_scores: dict[str, FloatArray]
 
     def weights(self) -> FloatArray:
         """Regression-method factor-score weights W = Psi Lambda' Sigma^-1 (factors x indicators)."""
@@ -148,22 +170,18 @@ def load_published_model(language: str) -> PublishedModel:
     code = normalise_language(language)
     prefix = _LANGUAGES[code][0]
     lam = _read_csv(f"{prefix}_lambda.csv", index=True)
-    indicators = tuple(str(i) for i in lam.index)
-    factors = tuple(str(c) for c in lam.columns)
-    theta = _read_csv(f"{prefix}_theta.csv", index=True).loc[list(indicators), list(indicators)]
-    psi = _read_csv(f"{prefix}_psi.csv", index=True).loc[list(factors), list(factors)]
-    nu = _read_csv(f"{prefix}_nu.csv", index=True).loc[list(indicators)].iloc[:, 0]
-    alpha = _read_csv(f"{prefix}_alpha.csv", index=True).loc[list(factors)].iloc[:, 0]
+    indicators, factors = list(lam.rows), list(lam.columns)
+    human = _read_csv(f"{prefix}_human_scores.csv", index=False)
     return PublishedModel(
         language=code,
-        indicators=indicators,
-        factors=factors,
-        lambda_=lam.to_numpy(dtype=np.float64),
-        theta=theta.to_numpy(dtype=np.float64),
-        psi=psi.to_numpy(dtype=np.float64),
-        nu=nu.to_numpy(dtype=np.float64),
-        alpha=alpha.to_numpy(dtype=np.float64),
-        human_scores=_read_csv(f"{prefix}_human_scores.csv", index=False),
+        indicators=tuple(indicators),
+        factors=tuple(factors),
+        lambda_=lam.values,
+        theta=_read_csv(f"{prefix}_theta.csv", index=True).select(indicators, indicators),
+        psi=_read_csv(f"{prefix}_psi.csv", index=True).select(factors, factors),
+        nu=_read_csv(f"{prefix}_nu.csv", index=True).select(indicators, ["intercept"])[:, 0],
+        alpha=_read_csv(f"{prefix}_alpha.csv", index=True).select(factors, ["intercept"])[:, 0],
+        human_scores={name: human.select(None, [name])[:, 0] for name in human.columns},
     )
 
 
@@ -207,6 +225,8 @@ def counts_matrix(counts: pd.DataFrame, language: str, lines: Sequence[int] | No
 
     ``lines`` gives each row's line in the file it came from (errors name it); without it errors name the
     row's position (row 1 is the first row of counts)."""
+    import pandas as pd
+
     model = load_published_model(language)
     columns = [str(c) for c in counts.columns]
     for column in model.indicators:
@@ -256,6 +276,38 @@ def _standardise(x: FloatArray, stats: HumanStats, indicators: tuple[str, ...]) 
     return (x - mean) / sd
 
 
+@dataclass(frozen=True)
+class GiaScores:
+    """The scores of every row in column form; `result()` is the `GiaResult` of the same numbers (a large
+    counts file is written from here without a model object per row: `m3gia_gia_text`)."""
+
+    language: str
+    human_gia: float
+    scale: Scale
+    factors: tuple[str, ...]
+    official: FloatArray  # rows x factors
+    standardised: FloatArray | None
+    human_percentile: FloatArray | None  # of the standardised GIA
+
+    @property
+    def general(self) -> int:
+        return self.factors.index(GENERAL_FACTOR)
+
+    def result(self) -> GiaResult:
+        g, human = self.general, self.human_gia
+        rows: list[GiaRow] = []
+        for i, values in enumerate(self.official.tolist()):
+            row = GiaRow(gia=values[g], gia_normalised=values[g] / human * 100.0,
+                         factors=dict(zip(self.factors, values, strict=True)), scale=self.scale)
+            if self.standardised is not None and self.human_percentile is not None:
+                standardised = self.standardised[i].tolist()
+                row.gia_standardised = standardised[g]
+                row.factors_standardised = dict(zip(self.factors, standardised, strict=True))
+                row.human_percentile = float(self.human_percentile[i])
+            rows.append(row)
+        return GiaResult(language=self.language, human_gia=human, scale=self.scale, rows=rows)
+
+
 def compute_gia(
     counts: pd.DataFrame,
     language: str,
@@ -266,12 +318,18 @@ def compute_gia(
     """GIA for each row of a counts table (columns: the 18 published names, any order); ``lines`` as in
     ``counts_matrix``."""
     code = normalise_language(language)
+    return gia_scores(counts_matrix(counts, code, lines), code, scale, human_stats).result()
+
+
+def gia_scores(
+    x: FloatArray, language: str, scale: Scale = "official", human_stats: HumanStats | None = None
+) -> GiaScores:
+    """GIA for rows of checked counts in the published column order (`counts_matrix` checks a table)."""
+    code = normalise_language(language)
     model = load_published_model(code)
-    x = counts_matrix(counts, code, lines)
     official = model.factor_scores(x)
-    g = model.factors.index(GENERAL_FACTOR)
-    reference = np.asarray(model.human_scores[GENERAL_FACTOR].to_numpy(dtype=np.float64))
     standardised: FloatArray | None = None
+    percentile: FloatArray | None = None
     if scale == "standardised":
         if human_stats is None:
             raise UserError(
@@ -280,23 +338,17 @@ def compute_gia(
                 field="human_stats",
             )
         standardised = model.factor_scores(_standardise(x, human_stats, model.indicators))
-    human = _LANGUAGES[code][2]
-    rows: list[GiaRow] = []
-    for i in range(x.shape[0]):
-        row = GiaRow(
-            gia=float(official[i, g]),
-            gia_normalised=float(official[i, g]) / human * 100.0,
-            factors=dict(zip(model.factors, (float(v) for v in official[i]), strict=True)),
-            scale=scale,
-        )
-        if standardised is not None:
-            row.gia_standardised = float(standardised[i, g])
-            row.factors_standardised = dict(
-                zip(model.factors, (float(v) for v in standardised[i]), strict=True)
-            )
-            row.human_percentile = percentile_among(float(standardised[i, g]), reference)
-        rows.append(row)
-    return GiaResult(language=code, human_gia=human, scale=scale, rows=rows)
+        percentile = percentiles_among(standardised[:, model.factors.index(GENERAL_FACTOR)],
+                                       model.human_scores[GENERAL_FACTOR])
+    return GiaScores(code, _LANGUAGES[code][2], scale, model.factors, official, standardised, percentile)
+
+
+def percentiles_among(values: FloatArray, reference: FloatArray) -> FloatArray:
+    """`percentile_among` of each value (the same numbers: a count of the humans below, times 100, over
+    their number)."""
+    below = np.searchsorted(np.sort(reference), values, side="left").astype(np.float64)
+    result: FloatArray = 100.0 * below / float(reference.size)
+    return result
 
 
 def _check_statistics(

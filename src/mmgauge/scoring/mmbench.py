@@ -15,7 +15,8 @@ its question groups (docs/statistics.md): exact, and never a point at 0% or 100%
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
@@ -169,22 +170,43 @@ def _pct(values: dict[str, float]) -> dict[str, float]:
     return {key: round(100 * value, 2) for key, value in values.items()}
 
 
-def _by_label(right: npt.NDArray[np.float64], labels: npt.NDArray[np.object_]) -> dict[str, float]:
+@dataclass(frozen=True)
+class _Labels:
+    """One label per question group, as the sorted distinct labels and each group's number among them."""
+
+    names: list[str]
+    codes: npt.NDArray[np.int64]
+
+    @classmethod
+    def of(cls, labels: npt.NDArray[np.object_], rename: Callable[[str], str] = str) -> _Labels:
+        """`np.unique` of the (renamed) labels as text, with a dictionary instead of sorting every group."""
+        first_seen: dict[str, int] = {}
+        raw = np.fromiter((first_seen.setdefault(value, len(first_seen)) for value in labels.tolist()),
+                          dtype=np.int64, count=len(labels))
+        renamed = [rename(str(value)) for value in first_seen]
+        names = sorted(set(renamed))
+        number = {name: i for i, name in enumerate(names)}
+        to_sorted = np.array([number[name] for name in renamed], dtype=np.int64)
+        return cls(names, to_sorted[raw] if len(raw) else raw)
+
+    def unlabelled(self) -> int:
+        return int(np.count_nonzero(self.codes == self.names.index(""))) if "" in self.names else 0
+
+
+def _by_label(right: npt.NDArray[np.float64], labels: _Labels) -> dict[str, float]:
     """Mean of `right` per label, labels sorted; groups without a label ("") are left out of this view."""
-    names, codes = np.unique(labels.astype(str), return_inverse=True)
-    sums = np.bincount(codes, weights=right, minlength=len(names))
-    sizes = np.bincount(codes, minlength=len(names))
-    means = zip(names.tolist(), (sums / np.maximum(sizes, 1)).tolist(), strict=True)
-    return {str(name): float(mean) for name, mean in means if name}
+    sums = np.bincount(labels.codes, weights=right, minlength=len(labels.names))
+    sizes = np.bincount(labels.codes, minlength=len(labels.names))
+    means = zip(labels.names, (sums / np.maximum(sizes, 1)).tolist(), strict=True)
+    return {name: float(mean) for name, mean in means if name}
 
 
-def _ci_by_label(right: npt.NDArray[np.float64], labels: npt.NDArray[np.object_]) -> dict[str, Interval]:
+def _ci_by_label(right: npt.NDArray[np.float64], labels: _Labels) -> dict[str, Interval]:
     """Clopper-Pearson interval of the share of right groups per label (unlabelled groups left out)."""
-    names, codes = np.unique(labels.astype(str), return_inverse=True)
-    sums = np.bincount(codes, weights=right, minlength=len(names))
-    sizes = np.bincount(codes, minlength=len(names))
-    return {str(name): proportion_interval(int(k), int(n), unit="question groups")
-            for name, k, n in zip(names.tolist(), sums.tolist(), sizes.tolist(), strict=True) if name}
+    sums = np.bincount(labels.codes, weights=right, minlength=len(labels.names))
+    sizes = np.bincount(labels.codes, minlength=len(labels.names))
+    return {name: proportion_interval(int(k), int(n), unit="question groups")
+            for name, k, n in zip(labels.names, sums.tolist(), sizes.tolist(), strict=True) if name}
 
 
 def bootstrap_ci(right: int, total: int, seed: int,
@@ -209,7 +231,7 @@ def score_columns(
     copy: npt.NDArray[np.int64],
     n_copies: npt.NDArray[np.int64],
     correct: npt.NDArray[np.bool_],
-    method: Sequence[str],
+    method: Sequence[str] | npt.NDArray[np.object_],
     has_answer: npt.NDArray[np.bool_],
     category: npt.NDArray[np.object_],
     l2: npt.NDArray[np.object_],
@@ -227,7 +249,7 @@ def score_columns(
     """
     methods = np.asarray(method, dtype=object)
     extraction = dict(Counter(methods.tolist()).most_common())
-    _, codes_all = np.unique(group, return_inverse=True)
+    uniques_all, codes_all = np.unique(group, return_inverse=True)
     unanswered = np.bincount(codes_all, weights=~has_answer) > 0
     pending = np.zeros_like(unanswered)
     if request_failed is not None:
@@ -240,10 +262,14 @@ def score_columns(
     if not keep.any():
         return result
 
-    group, copy, n_copies, correct = group[keep], copy[keep], n_copies[keep], correct[keep]
-    methods = methods[keep]
-    skipped = np.zeros(len(group), dtype=bool) if not_judged is None else not_judged[keep]
-    uniques, codes = np.unique(group, return_inverse=True)
+    skipped = np.zeros(len(group), dtype=bool) if not_judged is None else not_judged
+    if keep.all():  # the common case: the groups found above are the scored ones
+        uniques, codes = uniques_all, codes_all
+    else:
+        group, copy, n_copies, correct = group[keep], copy[keep], n_copies[keep], correct[keep]
+        methods, skipped = methods[keep], skipped[keep]
+        category, l2, split = category[keep], l2[keep], split[keep]
+        uniques, codes = np.unique(group, return_inverse=True)
     total = len(uniques)
     size = np.bincount(codes, minlength=total)
     right_copies = np.bincount(codes, weights=correct, minlength=total)
@@ -269,17 +295,15 @@ def score_columns(
     result.vanilla_pct = round(100 * result.vanilla, 2)
     result.vanilla_ci = proportion_interval(int(vanilla.sum()), total, unit="question groups")
     result.vanilla_ci95 = result.vanilla_ci.bounds()
-    l2_names = np.array([L2_ABBREVIATIONS.get(str(name), str(name)) for name in l2[keep][first]],
-                        dtype=object)
-    labels = {"l2-category": l2_names, "category": category[keep][first], "split": split[keep][first]}
+    labels = {"l2-category": _Labels.of(l2[first], lambda name: L2_ABBREVIATIONS.get(name, name)),
+              "category": _Labels.of(category[first]), "split": _Labels.of(split[first])}
     result.l2 = _by_label(right_f, labels["l2-category"])
     result.category = _by_label(right_f, labels["category"])
     result.split = _by_label(right_f, labels["split"])
     result.l2_ci = _ci_by_label(right_f, labels["l2-category"])
     result.category_ci = _ci_by_label(right_f, labels["category"])
     result.split_ci = _ci_by_label(right_f, labels["split"])
-    result.unlabelled = {column: int(count) for column, values in labels.items()
-                         if (count := (values == "").sum())}
+    result.unlabelled = {column: count for column, values in labels.items() if (count := values.unlabelled())}
     result.l2_pct, result.category_pct, result.split_pct = _pct(result.l2), _pct(result.category), _pct(
         result.split)
     result.groups = dict(zip(uniques.astype(str).tolist(), right.astype(int).tolist(), strict=True))

@@ -142,6 +142,61 @@ class MMEResult(BaseModel):
         }
 
 
+@dataclass(frozen=True)
+class MMEColumns:
+    """Questions in column form, one entry per question: what `score_mme_columns` scores.
+
+    `image` numbers the images (each number within one subtask; the two questions of an image share it),
+    `answer` is 1 for yes, 0 for no and -1 for neither (the parser's "other"/unknown: wrong, and counted),
+    and `method` indexes `method_names`. Readers of large files build these arrays directly.
+    """
+
+    subtask: npt.NDArray[np.int64]  # index into SUBTASKS
+    image: npt.NDArray[np.int64]
+    truth_yes: npt.NDArray[np.bool_]
+    answer: npt.NDArray[np.int8]
+    failed: npt.NDArray[np.bool_]
+    method: npt.NDArray[np.int64]
+    method_names: tuple[str, ...]
+
+
+def columns_of(items: Sequence[MMEItem]) -> MMEColumns:
+    """The column form of questions grouped by (subtask, image); checks subtasks, truths and pairs."""
+    image_ids: dict[tuple[str, str], int] = {}
+    sizes: list[int] = []
+    methods: dict[str, int] = {}
+    image, subtask, method = [], [], []
+    for item in items:
+        if item.subtask not in SUBTASKS:
+            raise ValueError(f"'{item.subtask}' is not an MME subtask; known: {', '.join(SUBTASKS)}")
+        if item.truth not in ("yes", "no"):
+            where = f"{item.subtask}/{item.image}"
+            raise ValueError(f"ground truth must be 'yes' or 'no', not {item.truth!r} ({where})")
+        if item.answer not in ("yes", "no", None):
+            raise ValueError(f"answer must be 'yes', 'no' or None, not {item.answer!r}")
+        number = image_ids.setdefault((item.subtask, item.image), len(image_ids))
+        if number == len(sizes):
+            sizes.append(0)
+        sizes[number] += 1
+        if sizes[number] > 2:
+            raise ValueError(f"image {item.subtask}/{item.image} has more than two questions")
+        image.append(number)
+        subtask.append(SUBTASKS.index(item.subtask))
+        method.append(methods.setdefault(item.method, len(methods)))
+    return MMEColumns(
+        subtask=np.array(subtask, dtype=np.int64),
+        image=np.array(image, dtype=np.int64),
+        truth_yes=np.array([item.truth == "yes" for item in items], dtype=bool),
+        answer=np.array([_ANSWER_CODES[item.answer] for item in items], dtype=np.int8),
+        failed=np.array([item.failed for item in items], dtype=bool),
+        method=np.array(method, dtype=np.int64),
+        method_names=tuple(methods),
+    )
+
+
+_ANSWER_CODES: Final[dict[str | None, int]] = {"yes": 1, "no": 0, None: -1}
+
+
 @dataclass
 class _Images:
     """Per image of one subtask: answered questions, right answers, and whether both were answered/right."""
@@ -166,59 +221,51 @@ class _Images:
         return counts
 
 
-def _group(items: Sequence[MMEItem]) -> dict[str, dict[str, list[MMEItem]]]:
-    groups: dict[str, dict[str, list[MMEItem]]] = {}
-    for item in items:
-        if item.subtask not in SUBTASKS:
-            raise ValueError(f"'{item.subtask}' is not an MME subtask; known: {', '.join(SUBTASKS)}")
-        if item.truth not in ("yes", "no"):
-            where = f"{item.subtask}/{item.image}"
-            raise ValueError(f"ground truth must be 'yes' or 'no', not {item.truth!r} ({where})")
-        if item.answer not in ("yes", "no", None):
-            raise ValueError(f"answer must be 'yes', 'no' or None, not {item.answer!r}")
-        pair = groups.setdefault(item.subtask, {}).setdefault(item.image, [])
-        pair.append(item)
-        if len(pair) > 2:
-            raise ValueError(f"image {item.subtask}/{item.image} has more than two questions")
-    return groups
+def _numbered(values: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """Each value's rank among the distinct values (`np.unique`'s inverse), without sorting when the
+    values come in order already (a results folder's questions do)."""
+    steps = np.diff(values)
+    if (steps >= 0).all():
+        numbered: npt.NDArray[np.int64] = np.concatenate([[0], np.cumsum(steps != 0)]).astype(np.int64)
+        return numbered
+    _, inverse = np.unique(values, return_inverse=True)
+    return np.asarray(inverse, dtype=np.int64)
 
 
-def _score_subtask(pairs: dict[str, list[MMEItem]]) -> tuple[SubtaskScore, _Images] | None:
-    answered = np.array([sum(not q.failed for q in pair) for pair in pairs.values()], dtype=np.int64)
-    right = np.array(
-        [sum((not q.failed) and q.answer == q.truth for q in pair) for pair in pairs.values()], dtype=np.int64
-    )
-    images = _Images(answered=answered[answered > 0], right=right[answered > 0])
+def _score_subtask(columns: MMEColumns, rows: npt.NDArray[np.int64]) -> tuple[SubtaskScore, _Images] | None:
+    """One subtask's score from its questions (`rows` of `columns`); None when no image is fully answered."""
+    image = _numbered(columns.image[rows])
+    n_images = int(image.max()) + 1
+    scored = ~columns.failed[rows]
+    answer = columns.answer[rows]
+    right = scored & (answer == columns.truth_yes[rows])
+    answered_per_image = np.bincount(image[scored], minlength=n_images)
+    right_per_image = np.bincount(image[right], minlength=n_images)
+    seen = answered_per_image > 0
+    images = _Images(answered=answered_per_image[seen], right=right_per_image[seen])
     n_questions = int(images.answered.sum())
     n_full = int(images.full.sum())
     if n_full == 0:
         return None
-    scored = [q for pair in pairs.values() for q in pair if not q.failed]
-    failed = sum(q.failed for pair in pairs.values() for q in pair)
-    methods: dict[str, int] = {}
-    for q in scored:
-        methods[q.method] = methods.get(q.method, 0) + 1
+    failed = len(rows) - int(scored.sum())
+    counts = np.bincount(columns.method[rows][scored], minlength=len(columns.method_names))
+    methods = {name: int(n) for name, n in zip(columns.method_names, counts.tolist(), strict=True) if n}
     acc = float(images.right.sum()) / n_questions * 100
     acc_plus = float(images.both.sum()) / n_full * 100
+    yes, no = int(np.count_nonzero(scored & (answer == 1))), int(np.count_nonzero(scored & (answer == 0)))
     score = SubtaskScore(
         acc=acc,
         acc_plus=acc_plus,
         score=acc + acc_plus,
-        other=sum(q.answer is None for q in scored),
-        yes_ratio=_yes_ratio(scored),
+        other=int(np.count_nonzero(scored & (answer == -1))),
+        yes_ratio=yes / (yes + no) if yes + no else None,
         questions=n_questions,
-        images=len(pairs),
+        images=n_images,
         failed=failed,
-        complete=failed == 0 and n_full == len(pairs),
+        complete=failed == 0 and n_full == n_images,
         methods=dict(sorted(methods.items())),
     )
     return score, images
-
-
-def _yes_ratio(scored: Sequence[MMEItem]) -> float | None:
-    yes = sum(q.answer == "yes" for q in scored)
-    read = yes + sum(q.answer == "no" for q in scored)
-    return yes / read if read else None
 
 
 def read_yes_or_no(score: SubtaskScore) -> int:
@@ -323,12 +370,25 @@ def score_mme(
     level: float = 0.95,
 ) -> MMEResult:
     """Score questions grouped by (subtask, image); `parser` is recorded so every number names its parser."""
-    groups = _group(items)
+    return score_mme_columns(columns_of(items), parser=parser, resamples=resamples, seed=seed, level=level)
+
+
+def score_mme_columns(
+    columns: MMEColumns,
+    *,
+    parser: str,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    level: float = 0.95,
+) -> MMEResult:
+    """`score_mme` of questions in column form."""
     scores: dict[str, SubtaskScore] = {}
     images: dict[str, _Images] = {}
-    failed = sum(item.failed for item in items)
-    for name in SUBTASKS:
-        scored = _score_subtask(groups[name]) if name in groups else None
+    order = np.argsort(columns.subtask, kind="stable")
+    starts = np.searchsorted(columns.subtask[order], np.arange(len(SUBTASKS) + 1))
+    for number, name in enumerate(SUBTASKS):
+        rows = order[starts[number]:starts[number + 1]]
+        scored = _score_subtask(columns, rows) if len(rows) else None
         if scored is not None:
             scores[name] = _with_proportion_intervals(scored[0], scored[1], level)
             images[name] = scored[1]
@@ -344,7 +404,7 @@ def score_mme(
         cognition=_total(COGNITION, scores, draws, level),
         subtasks=scores,
         questions=sum(s.questions for s in scores.values()),
-        failed=failed,
+        failed=int(columns.failed.sum()),
         other=sum(s.other for s in scores.values()),
         bootstrap_resamples=resamples,
         bootstrap_seed=seed,

@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mmgauge.benchmarks.mmbench.circular import base_positions, check_copies, has_copies
+from mmgauge.benchmarks.mmbench.prediction_columns import score_prediction_columns
 from mmgauge.benchmarks.mmbench.resolve import Copy, resolve_copies, was_not_judged
 from mmgauge.benchmarks.mmbench.tsv import Table, load_table
 from mmgauge.benchmarks.mmbench.vlmevalkit import Choices, choices, group_sizes
@@ -49,6 +50,10 @@ async def score_prediction_file(
 ) -> MMBenchResult:
     """A predictions file (VLMEvalKit's or lmms-eval's xlsx/TSV, lmms-eval's sample log) scored as VLMEvalKit
     scores it."""
+    if judge is None and not random_fallback:
+        fast = score_prediction_columns(path, literal_options=literal_options, seed=seed)
+        if fast is not None:
+            return fast
     table = load_predictions(path, vlmevalkit_groups=True)
     return await score_predictions(table, judge, random_fallback=random_fallback, seed=seed,
                                    literal_options=literal_options, vlmevalkit_groups=True)

@@ -20,14 +20,16 @@ from __future__ import annotations
 import csv
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
 import numpy.typing as npt
 
 from mmgauge.core.errors import UserError
-from mmgauge.core.types import ImageRef
 from mmgauge.datasources.spreadsheets import read_sheet
+
+if TYPE_CHECKING:
+    from mmgauge.core.types import ImageRef
 
 #: Option columns are A, B, ... in this order; MMBench-form files use at most 9.
 OPTION_LETTERS: Final = "ABCDEFGHI"
@@ -350,6 +352,8 @@ def load_table(path: Path, *, need_image: bool = False, need_prediction: bool = 
 
 def image_refs(table: Table, base_dir: Path) -> list[ImageRef]:
     """One image per row: base64 text (kept undecoded), a reference to another row's image, or a file path."""
+    from mmgauge.core.types import ImageRef
+
     cells = table.text("image")
     paths = table.text("image_path")
     position_of = {str(value): i for i, value in enumerate(table.index.tolist())}

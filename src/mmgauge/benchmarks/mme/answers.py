@@ -1,5 +1,6 @@
 """Every place MME answers come from, read into `MMEItem`s: run folders, record files, the official tool's
-results folders, and prediction tables (TSV/XLSX/JSONL with a `prediction` column)."""
+results folders, and prediction tables (TSV/XLSX/JSONL with a `prediction` column). `load_columns` gives
+the column form scoring uses, reading large well-formed results folders column-wise."""
 
 from __future__ import annotations
 
@@ -11,12 +12,14 @@ from mmgauge.benchmarks.mme.official import (
     read_records,
     read_results_folder,
     records_to_items,
+    results_files,
     results_folder_extras,
 )
+from mmgauge.benchmarks.mme.results_columns import read_results_columns
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import SampleRecord
 from mmgauge.extraction.yesno import parse_yes_no
-from mmgauge.scoring.mme import MMEItem
+from mmgauge.scoring.mme import MMEColumns, MMEItem, columns_of
 from mmgauge.store.run_folder import RunFolder
 
 
@@ -46,6 +49,21 @@ def load_items(path: Path, parser: str | None, notes: list[str] | None = None) -
     if path.is_file():
         return read_prediction_table(path, chosen), chosen
     raise UserError("no such file or folder", file=str(path))
+
+
+def load_columns(path: Path, parser: str | None, notes: list[str] | None = None) -> tuple[MMEColumns, str]:
+    """`load_items` in column form. A results folder is read column-wise unless it is irregular, when
+    `load_items` reads it (and names the problem, if it is one)."""
+    if path.is_dir() and not RunFolder(path).has_records():
+        chosen = parser or "official"
+        columns = read_results_columns(results_files(path), chosen)
+        if columns is not None:
+            extras = results_folder_extras(path)
+            if extras and notes is not None:
+                notes.append(f"not read (not <subtask>.txt results files): {', '.join(extras)}")
+            return columns, chosen
+    items, label = load_items(path, parser, notes)
+    return columns_of(items), label
 
 
 def _record_items(records: list[SampleRecord], parser: str | None, source: str) -> tuple[list[MMEItem], str]:

@@ -44,8 +44,8 @@ def _results_files(folder: Path) -> list[Path]:
             if p.is_file() and p.suffix.lower() == ".txt" and not p.name.startswith(".")]
 
 
-def read_results_folder(folder: Path, parser: str) -> list[MMEItem]:
-    items: list[MMEItem] = []
+def results_files(folder: Path) -> list[tuple[Path, str]]:
+    """The `<subtask>.txt` files of a results folder with their subtask, checked (known, each once)."""
     files = _results_files(folder)
     if not files:
         raise UserError("no <subtask>.txt results files (nor a run's records) in this folder",
@@ -59,6 +59,12 @@ def read_results_folder(folder: Path, parser: str) -> list[MMEItem]:
             raise UserError(f"two results files for subtask {subtask}: {seen[subtask].name} and {path.name}",
                             file=str(path))
         seen[subtask] = path
+    return [(path, subtask) for subtask, path in seen.items()]
+
+
+def read_results_folder(folder: Path, parser: str) -> list[MMEItem]:
+    items: list[MMEItem] = []
+    for path, subtask in results_files(folder):
         items.extend(_read_results_file(path, subtask, parser))
     return items
 

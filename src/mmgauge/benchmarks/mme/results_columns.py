@@ -1,0 +1,152 @@
+"""The official tool's results folders read straight into columns (`MMEColumns`), for folders of millions of
+lines: pyarrow reads each `<subtask>.txt`, and the checks and the yes/no parsers run column-wise.
+
+Only well-formed folders take this path. At the first irregularity (a line without exactly 4 fields, an
+empty line, an odd number of lines, a pair of two images, a truth that is not one Yes and one No, text that is
+not UTF-8) `read_results_columns` returns None, and the caller reads the folder with
+`official.read_results_folder`, which names the file and line of the problem (or, for trailing empty lines,
+reads the file as it is). The questions are never read.
+
+Answers are read exactly as `extraction.yesno` reads them. `official` looks only at the first 4
+characters (and the length, for an answer that is exactly yes or no); when those are ASCII, lower-casing them
+is plain ASCII lower-casing, so the rule runs on the column. Answers whose first 4 characters are not all
+ASCII are read by the parser itself, one by one; under the `words` parser every distinct answer is.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Final, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from mmgauge.datasources.arrow_numpy import compute, contains, distinct, lengths, take, to_numpy
+from mmgauge.extraction.yesno import parse_yes_no
+from mmgauge.scoring.mme import SUBTASKS, MMEColumns
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+_FIELDS: Final = ("image", "question", "truth", "answer")
+#: Method names of the official parser, in the order of the codes below.
+_OFFICIAL: Final = ("official-exact", "official-prefix", "official-other")
+_ANSWER_CODES: Final[dict[str | None, int]] = {"yes": 1, "no": 0, None: -1}
+
+
+class _Part(NamedTuple):
+    """One results file's questions: truth, answer code and method code per line."""
+
+    truth_yes: npt.NDArray[np.bool_]
+    answer: npt.NDArray[np.int8]
+    method: npt.NDArray[np.int64]
+
+
+class _Methods:
+    """Method names met so far, numbered in order of appearance."""
+
+    def __init__(self) -> None:
+        self.numbers: dict[str, int] = {}
+
+    def code(self, name: str) -> int:
+        return self.numbers.setdefault(name, len(self.numbers))
+
+
+def read_results_columns(files: list[tuple[Path, str]], parser: str) -> MMEColumns | None:
+    """Questions of `(file, subtask)` results files in column form, or None if any file is irregular."""
+    methods = _Methods()
+    parts: list[_Part] = []
+    for path, _ in files:
+        part = _read_file(path, parser, methods)
+        if part is None:
+            return None
+        parts.append(part)
+    sizes = [len(part.answer) for part in parts]
+    subtasks = [SUBTASKS.index(subtask) for _, subtask in files]
+    return MMEColumns(
+        subtask=np.repeat(np.array(subtasks, dtype=np.int64), sizes),
+        # The official tool pairs lines by position: lines 2i and 2i+1 of the folder are one image.
+        image=np.arange(sum(sizes), dtype=np.int64) // 2,
+        truth_yes=np.concatenate([part.truth_yes for part in parts]),
+        answer=np.concatenate([part.answer for part in parts]),
+        failed=np.zeros(sum(sizes), dtype=bool),
+        method=np.concatenate([part.method for part in parts]),
+        method_names=tuple(methods.numbers),
+    )
+
+
+def _read_table(path: Path) -> pa.Table | None:
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    try:
+        return pacsv.read_csv(
+            path,
+            read_options=pacsv.ReadOptions(column_names=list(_FIELDS)),
+            # No quoting: the official tool splits each line on tabs and nothing else.
+            parse_options=pacsv.ParseOptions(delimiter="\t", quote_char=False, ignore_empty_lines=False),
+            convert_options=pacsv.ConvertOptions(column_types=dict.fromkeys(_FIELDS, pa.string()),
+                                                 include_columns=["image", "truth", "answer"]),
+        )
+    except (pa.ArrowInvalid, OSError):
+        return None
+
+
+def _read_file(path: Path, parser: str, methods: _Methods) -> _Part | None:
+    table = _read_table(path)
+    if table is None or table.num_rows == 0 or table.num_rows % 2:
+        return None
+    image = table.column("image")
+    # Each line against the next (zero-copy slices): lines 2i and 2i+1 must name the same image.
+    same_as_next = to_numpy(compute("equal", image.slice(0, table.num_rows - 1), image.slice(1)))
+    if not same_as_next[0::2].all():
+        return None
+    truth_yes = _truths(table.column("truth"))
+    if truth_yes is None or (truth_yes[0::2] == truth_yes[1::2]).any():
+        return None
+    if parser == "official":
+        return _Part(truth_yes, *_official(table.column("answer"), methods))
+    return _Part(truth_yes, *_per_distinct_answer(table.column("answer"), parser, methods))
+
+
+def _truths(column: pa.ChunkedArray) -> npt.NDArray[np.bool_] | None:
+    """Whether each truth is Yes (as `release.parse_truth` reads it); None if one is neither Yes nor No."""
+    values, codes = distinct(column)
+    read = [str(value).strip().lower() for value in values]
+    if any(value not in ("yes", "no") for value in read):
+        return None
+    is_yes = np.array([value == "yes" for value in read], dtype=bool)
+    return np.asarray(is_yes[codes], dtype=bool)
+
+
+def _official(
+    column: pa.ChunkedArray, methods: _Methods
+) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int64]]:
+    from pyarrow._compute import SliceOptions
+
+    head = compute("utf8_slice_codeunits", column, options=SliceOptions(0, 4))
+    lowered = compute("ascii_lower", head)
+    has_yes, has_no = contains(lowered, "yes"), contains(lowered, "no")
+    # The whole answer is "yes" or "no": 3 characters holding yes, or 2 holding no.
+    length = lengths(column)
+    exact = (has_yes & (length == 3)) | (has_no & (length == 2))
+    answer = np.where(has_yes, 1, np.where(has_no, 0, -1)).astype(np.int8)
+    codes = np.array([methods.code(name) for name in _OFFICIAL], dtype=np.int64)
+    method = codes[np.where(exact, 0, np.where(has_yes | has_no, 1, 2))]
+    unusual = np.flatnonzero(~to_numpy(compute("string_is_ascii", head)))
+    if len(unusual):
+        for row, text in zip(unusual.tolist(), take(column, unusual).to_pylist(), strict=True):
+            found = parse_yes_no(text, "official")
+            answer[row] = _ANSWER_CODES[found.answer]
+            method[row] = methods.code(found.method)
+    return answer, method
+
+
+def _per_distinct_answer(
+    column: pa.ChunkedArray, parser: str, methods: _Methods
+) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int64]]:
+    values, indices = distinct(column)
+    found = [parse_yes_no(text, parser) for text in values]
+    answers = np.array([_ANSWER_CODES[f.answer] for f in found], dtype=np.int8)
+    codes = np.array([methods.code(f.method) for f in found], dtype=np.int64)
+    return answers[indices], codes[indices]

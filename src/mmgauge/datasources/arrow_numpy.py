@@ -1,0 +1,145 @@
+"""Column work with pyarrow and numpy for the column-wise readers, at the cost of neither pandas nor
+`pyarrow.compute`.
+
+pyarrow imports pandas (about 0.4 s, longer than reading a 100,000-row file) the first time a Python object
+or a numpy array crosses into it (`pa.array`, `pa.scalar`, `to_numpy`, a Python value as a compute argument),
+to check whether it is a pandas object. Data therefore crosses through buffers (`to_numpy`, `from_numpy`,
+`strings`), and constants go in as options (`contains(x, "yes")`), never as scalars.
+
+`pyarrow.compute` generates some 280 wrapper functions with their docstrings when imported (25 ms, a tenth
+of scoring a 10,000-row file); `compute` calls the same kernels by name, and the helpers below (`take`,
+`lengths`, `contains`, ...) are the calls the readers make, with numpy arrays in and out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    import pyarrow as pa
+
+    #: A column as pyarrow gives it: one array, or the chunks a file was read in.
+    Column: TypeAlias = pa.Array | pa.ChunkedArray
+
+
+def compute(function: str, *args: Any, options: Any = None) -> Any:
+    """The compute kernel `function` (as `pyarrow.compute.<function>` calls it) on `args`."""
+    from pyarrow._compute import call_function
+
+    return call_function(function, list(args), options)
+
+
+def take(column: Column, rows: npt.NDArray[np.int64]) -> Column:
+    """The cells of `rows`, in that order."""
+    return compute("take", column, from_numpy(rows))
+
+
+def lengths(column: Column) -> npt.NDArray[np.int32]:
+    """Characters (code points, as Python's `len`) per cell."""
+    return to_numpy(compute("utf8_length", column))
+
+
+def contains(column: Column, text: str, *, regex: bool = False) -> npt.NDArray[np.bool_]:
+    """Whether each cell holds `text` (or matches the RE2 pattern, with `regex`)."""
+    from pyarrow._compute import MatchSubstringOptions
+
+    name = "match_substring_regex" if regex else "match_substring"
+    return to_numpy(compute(name, column, options=MatchSubstringOptions(text)))
+
+
+def in_set(column: Column, values: Sequence[str]) -> npt.NDArray[np.bool_]:
+    """Whether each cell is one of `values`."""
+    from pyarrow._compute import SetLookupOptions
+
+    return to_numpy(compute("is_in", column, options=SetLookupOptions(strings(values))))
+
+
+def one_chunk(column: Column) -> pa.Array:
+    """The column as one contiguous array (a copy only when it has several chunks)."""
+    import pyarrow as pa
+
+    if isinstance(column, pa.ChunkedArray):
+        return column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+    return column
+
+
+def to_numpy(column: Column) -> npt.NDArray[Any]:
+    """A boolean or fixed-width numeric column without nulls, as a numpy array (a view where possible)."""
+    import pyarrow as pa
+    from pyarrow._compute import CastOptions
+
+    array = one_chunk(column)
+    if array.null_count:
+        raise ValueError("a column with nulls has no plain numpy form")
+    if pa.types.is_boolean(array.type):
+        return to_numpy(compute("cast", array, options=CastOptions.safe(pa.uint8()))).view(np.bool_)
+    dtype = np.dtype(array.type.to_pandas_dtype())
+    data = array.buffers()[1]
+    if data is None:  # an empty array may have no buffer
+        return np.zeros(0, dtype=dtype)
+    return np.frombuffer(data, dtype=dtype, count=len(array), offset=array.offset * dtype.itemsize)
+
+
+def from_numpy(values: npt.NDArray[Any]) -> pa.Array:
+    """A 1-d numeric or boolean numpy array as an arrow array (numbers share its memory)."""
+    import pyarrow as pa
+
+    contiguous = np.ascontiguousarray(values)
+    if contiguous.dtype == np.bool_:  # arrow packs booleans 8 to a byte, lowest bit first
+        bits = np.packbits(contiguous, bitorder="little")
+        return pa.Array.from_buffers(pa.bool_(), len(contiguous), [None, pa.py_buffer(bits)])
+    arrow_type = pa.from_numpy_dtype(contiguous.dtype)
+    return pa.Array.from_buffers(arrow_type, len(contiguous), [None, pa.py_buffer(contiguous)])
+
+
+def strings(values: Sequence[str]) -> pa.Array:
+    """A small arrow string array (a value set for `is_in`, say), built from its buffers."""
+    import pyarrow as pa
+
+    encoded = [value.encode("utf-8") for value in values]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
+    offsets[1:] = np.cumsum([len(value) for value in encoded])
+    return pa.Array.from_buffers(pa.string(), len(encoded),
+                                 [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))])
+
+
+def distinct(column: Column) -> tuple[list[Any], npt.NDArray[np.int64]]:
+    """The distinct values of a column (no nulls) and, for every row, the number of its value."""
+    import pyarrow as pa
+
+    if isinstance(column, pa.Array):
+        column = pa.chunked_array([column])
+    encoded = compute("dictionary_encode", column)
+    if encoded.num_chunks == 0:
+        return [], np.zeros(0, dtype=np.int64)
+    dictionary = encoded.chunk(0).dictionary
+    if not all(chunk.dictionary.equals(dictionary) for chunk in encoded.chunks):
+        encoded = pa.chunked_array([compute("dictionary_encode", column.combine_chunks())])  # one dictionary
+        dictionary = encoded.chunk(0).dictionary
+    codes = np.concatenate([to_numpy(chunk.indices).astype(np.int64) for chunk in encoded.chunks])
+    return dictionary.to_pylist(), codes
+
+
+def string_buffers(column: Column) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint8]]:
+    """A string column's UTF-8 bytes and the offsets of its rows in them (row r is data[offsets[r]:
+    offsets[r + 1]]), for scanning text byte by byte with numpy."""
+    import pyarrow as pa
+
+    array = one_chunk(column)
+    if array.null_count:
+        raise ValueError("a column with nulls has no plain numpy form")
+    _, offset_buffer, data_buffer = array.buffers()
+    if offset_buffer is None:  # an empty array may have no buffers
+        return np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.uint8)
+    width = np.dtype(np.int64 if pa.types.is_large_string(array.type) else np.int32)
+    offsets = np.frombuffer(offset_buffer, dtype=width, count=len(array) + 1,
+                            offset=array.offset * width.itemsize)
+    data = np.zeros(0, dtype=np.uint8) if data_buffer is None else np.frombuffer(data_buffer, dtype=np.uint8)
+    start, end = int(offsets[0]), int(offsets[-1])
+    return offsets.astype(np.int64) - start, data[start:end]

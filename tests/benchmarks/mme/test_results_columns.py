@@ -1,0 +1,53 @@
+"""An official results folder read column-wise scores exactly as the line-by-line reading does."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from mmgauge.api.scores import score_mme as score_source
+from mmgauge.benchmarks.mme.official import read_results_folder, results_files
+from mmgauge.benchmarks.mme.results_columns import read_results_columns
+from mmgauge.core.errors import UserError
+from mmgauge.scoring.mme import score_mme, score_mme_columns
+
+TEMPLATE = Path(__file__).resolve().parents[2] / "fixtures" / "mme" / "official_template"
+ANSWERS = ["Yes", "No", "yes", "no", "YES", " yes", "  yes", "yes\u00a0", "Yes, there is.", "No, it is not.",
+           "Not sure.", "none", "I don't know.", "", "yesterday", "nope", "Ｙes", "İyes", "no and yes",
+           "both yes and no", "答案: yes", "ye", "n", "YeS!", "yes yes"]
+
+
+def write_folder(folder: Path, seed: int, subtasks: int) -> None:
+    rng = random.Random(seed)
+    folder.mkdir()
+    for template in sorted(TEMPLATE.glob("*.txt"))[:subtasks]:  # a partial run: some subtasks only
+        lines = [line.split("\t") for line in template.read_text(encoding="utf-8").splitlines() if line]
+        with (folder / template.name).open("w", encoding="utf-8", newline="") as out:
+            for image, question, truth in lines:
+                ending = "\r\n" if rng.random() < 0.1 else "\n"
+                out.write(f"{image}\t{question}\t{truth}\t{rng.choice(ANSWERS)}{ending}")
+
+
+@pytest.mark.parametrize("parser", ["official", "words"])
+@pytest.mark.parametrize("subtasks", [14, 5])
+def test_column_reading_scores_as_the_line_reading(tmp_path: Path, parser: str, subtasks: int) -> None:
+    folder = tmp_path / "results"
+    write_folder(folder, subtasks, subtasks)
+    columns = read_results_columns(results_files(folder), parser)
+    assert columns is not None
+    expected = score_mme(read_results_folder(folder, parser), parser=parser)
+    assert score_mme_columns(columns, parser=parser).model_dump() == expected.model_dump()
+    assert expected.other > 0 and len(expected.subtasks) == subtasks
+
+
+def test_an_irregular_folder_is_read_line_by_line(tmp_path: Path) -> None:
+    folder = tmp_path / "results"
+    write_folder(folder, 1, 14)
+    ocr = folder / "OCR.txt"
+    lines = ocr.read_text(encoding="utf-8").splitlines(keepends=True)
+    ocr.write_text("".join([*lines[:3], "\n", *lines[3:]]), encoding="utf-8")  # an empty line inside
+    assert read_results_columns(results_files(folder), "official") is None
+    with pytest.raises(UserError, match=r"OCR\.txt:4.*empty line"):
+        score_source(folder)

@@ -1,0 +1,68 @@
+"""The column-wise MMBench matcher gives exactly what `match_letter` gives, row by row, on awkward answers."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pyarrow as pa
+
+from mmgauge.extraction.choice import FAILURE_MARKER, METHODS, NO_OPTION, match_letter
+from mmgauge.extraction.choice_columns import NO_OPTION_CODE, OptionColumns, match_columns
+
+LETTERS = ("A", "B", "C", "D", "E")
+WORDS = ["cat", "dog", "red car", "kite", "Tree", "blue sky", "None", "nan", "İstanbul", "straße", "ſun",
+         "猫", "a", "b", "answer", "is"]
+FIXED = [
+    "", " ", "A", "B", "E", "Z", "a", "AB", "A.", "(B)", "[C]", "**D**", "{E}", "A B", "A or B", "Z!",
+    "The answer is C.", "answer is   *B*", "ANSWER IS Bx", "answer is E", "Answer is A*B", "answer is\tD",
+    "answer isC", "The answer is C because the picture shows a cat in the garden", "A\u3000", "\u00a0A",
+    "答案是 A", "答案 B", "A\x0b", "A\x1c", "\tC\r\n", "I pick A\nreally", "Z and A", "None", "nan",
+    f"xx {FAILURE_MARKER} yy", "cat", "CAT", "red car", "a red car and a kite", "İ", "ſun", "I think A but "
+    "maybe B, hard to say", "answer is A answer is B", "it is D, surely it is D right now today", "kite!",
+]
+
+
+def _prediction(rng: random.Random, texts: list[str]) -> str:
+    kind = rng.random()
+    if kind < 0.4:
+        return rng.choice(FIXED)
+    if kind < 0.6:
+        return rng.choice(texts) if rng.random() < 0.7 else rng.choice(texts).upper()
+    parts = [rng.choice([*LETTERS, "Z", "answer is", "The answer is", *WORDS, *texts, ".", ",", "(", "*"])
+             for _ in range(rng.randrange(1, 12))]
+    return rng.choice([" ", "", "\t", "  "]).join(parts)
+
+
+def _chunked(values: list[str]) -> pa.ChunkedArray:
+    """Three chunks, as pyarrow's CSV reader gives a large column."""
+    cut = len(values) // 3
+    return pa.chunked_array([pa.array(part, type=pa.string()) for part in (values[:cut], values[cut:2 * cut],
+                                                                          values[2 * cut:])])
+
+
+def test_column_matcher_agrees_with_match_letter_on_every_row() -> None:
+    rng = random.Random(7)
+    rows = 6000
+    offered = np.zeros((rows, len(LETTERS)), dtype=bool)
+    texts: list[list[str]] = [[] for _ in LETTERS]
+    predictions: list[str] = []
+    for r in range(rows):
+        row_texts = [rng.choice(WORDS) + rng.choice(["", " 1", " 2"]) for _ in LETTERS]
+        if rng.random() < 0.3:
+            row_texts[1] = row_texts[0] + " and more"  # one option text inside another
+        n = rng.randrange(2, len(LETTERS) + 1)
+        mask = [j < n and (j < 2 or rng.random() < 0.8) for j in range(len(LETTERS))]  # gaps, as VLMEvalKit
+        offered[r] = mask
+        for j, column in enumerate(texts):
+            column.append(row_texts[j] if mask[j] else "")
+        predictions.append(_prediction(rng, [t for t, m in zip(row_texts, mask, strict=True) if m]))
+    options = OptionColumns(LETTERS, offered, [_chunked(column) for column in texts])
+    letter, method = match_columns(_chunked(predictions), options)
+    names = [*LETTERS]
+    for r, text in enumerate(predictions):
+        shown = [j for j in range(len(LETTERS)) if offered[r, j]]
+        expected = match_letter(text, tuple(LETTERS[j] for j in shown), tuple(texts[j][r] for j in shown))
+        got = None if letter[r] == -1 else NO_OPTION if letter[r] == NO_OPTION_CODE else names[letter[r]]
+        assert (got, METHODS[method[r]]) == expected, (r, text, shown)
+    assert len(set(method.tolist())) >= 5  # every rule was exercised

@@ -1,0 +1,87 @@
+"""The column-wise M3GIA output is the reference output, character for character; a CSV of counts read
+with pyarrow gives the same matrix as the pandas reading."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mmgauge.api.scores import m3gia_gia_scores
+from mmgauge.cli.inputs import counts_from_csv, read_counts
+from mmgauge.scoring.m3gia_gia import (
+    GiaResult,
+    HumanStats,
+    counts_matrix,
+    gia_scores,
+    load_published_model,
+    percentile_among,
+    question_counts,
+)
+from mmgauge.scoring.m3gia_gia_text import CHUNK_ROWS, json_chunks, text_lines
+
+
+def counts(rows: int, seed: int) -> np.ndarray:
+    rng = random.Random(seed)
+    model = load_published_model("en")
+    maxima = question_counts("en")
+    return np.array([[rng.randint(0, maxima[c]) for c in model.indicators] for _ in range(rows)], dtype=float)
+
+
+def reference_text(result: GiaResult) -> list[str]:
+    """What `mmgauge score m3gia` printed from a `GiaResult` before the column-wise output."""
+    lines = [f"M3GIA {result.language}: human GIA {result.human_gia}"]
+    for i, row in enumerate(result.rows, start=1):
+        extra = ""
+        if row.gia_standardised is not None:
+            extra = f"  standardised {row.gia_standardised:.4f}  human percentile {row.human_percentile:.1f}"
+        lines.append(f"row {i}: GIA {row.gia:.4f}  normalised {row.gia_normalised:.2f}{extra}")
+    return lines
+
+
+@pytest.mark.parametrize("scale", ["official", "standardised"])
+def test_output_is_the_reference_output(scale: str) -> None:
+    model = load_published_model("en")
+    stats = HumanStats(mean=dict.fromkeys(model.indicators, 3.0), sd=dict.fromkeys(model.indicators, 1.5))
+    scores = gia_scores(counts(CHUNK_ROWS + 7, 1), "en", scale, stats)  # type: ignore[arg-type]
+    result = scores.result()
+    assert "".join(json_chunks(scores)) == json.dumps(result.model_dump())
+    assert list(text_lines(scores)) == reference_text(result)
+
+
+def test_vectorised_percentiles_are_percentile_among() -> None:
+    rng = np.random.default_rng(3)
+    reference = rng.normal(0, 1, 300)
+    values = np.concatenate([rng.normal(0, 1.5, 500), reference[:20]])  # ties with the humans included
+    from mmgauge.scoring.m3gia_gia import percentiles_among
+
+    assert percentiles_among(values, reference).tolist() == [percentile_among(v, reference) for v in values]
+
+
+def test_a_csv_of_counts_reads_as_pandas_reads_it(tmp_path: Path) -> None:
+    model = load_published_model("en")
+    values = counts(50, 2).astype(int)
+    path = tmp_path / "counts.csv"
+    order = list(reversed(model.indicators))
+    cells = [[str(row[model.indicators.index(c)]) for c in order] for row in values]
+    lines = ["subid," + ",".join(order)] + [f"{i}," + ",".join(row) for i, row in enumerate(cells)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    fast = counts_from_csv(path, "en", ["subid"])
+    assert fast is not None
+    assert np.array_equal(fast, counts_matrix(read_counts(path, model.indicators, ["subid"]), "en"))
+    scored = m3gia_gia_scores(path, "en", ignore=["subid"]).result()
+    assert scored.rows[3].gia == gia_scores(fast, "en").result().rows[3].gia
+
+
+def test_a_csv_with_a_problem_is_left_to_the_reference_reading(tmp_path: Path) -> None:
+    model = load_published_model("en")
+    path = tmp_path / "counts.csv"
+    path.write_text(",".join(model.indicators) + "\n" + ",".join(["1"] * 17 + [""]) + "\n", encoding="utf-8")
+    assert counts_from_csv(path, "en", []) is None
+    from mmgauge.core.errors import UserError
+
+    with pytest.raises(UserError, match="empty cell"):
+        m3gia_gia_scores(path, "en")
