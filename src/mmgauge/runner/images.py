@@ -35,11 +35,11 @@ class ImageLedger:
                 path = self._paths.get(image.path)
                 if path is None:
                     path = self._paths[image.path] = str(Path(image.path).resolve())
-                out.append(StoredImage(sha256=sha, path=path))
+                out.append(StoredImage.model_construct(sha256=sha, path=path))
             else:
                 if len(self._embedded) < MAX_THUMBNAILS:
                     self._embedded.setdefault(sha, image)
-                out.append(StoredImage(sha256=sha))
+                out.append(StoredImage.model_construct(sha256=sha, path=None))
         return out
 
     def write_thumbnails(self) -> int:

@@ -21,7 +21,15 @@ from mmgauge.backends.base import Backend, Request
 from mmgauge.benchmarks.base import AnyBenchmark, Dataset
 from mmgauge.comparison.answers import Answer
 from mmgauge.comparison.audit import judge_audit
-from mmgauge.core.types import GenerationConfig, ModelResponse, RunManifest, Sample, SampleRecord
+from mmgauge.core.types import (
+    SCHEMA_VERSION,
+    Extraction,
+    GenerationConfig,
+    ModelResponse,
+    RunManifest,
+    Sample,
+    SampleRecord,
+)
 from mmgauge.extraction.judge import Judge
 from mmgauge.extraction.reasoning import strip_reasoning
 from mmgauge.runner.executor import Executor, LocalExecutor
@@ -164,18 +172,25 @@ class Runner:
         self, work: _Work, response: ModelResponse, log: RunLog, existing: dict[Key, SampleRecord]
     ) -> None:
         sample = work.sample
-        record = SampleRecord(
+        text = response.text if response.ok else None
+        extraction, correct = answer_of(work.bench, sample, text, work.round,
+                                        keep_reasoning=self.keep_reasoning)
+        # Every value here was made and checked by this process: built without validating it again (one
+        # record per answer, on the event loop that is sending the next requests).
+        record = SampleRecord.model_construct(
+            schema_version=SCHEMA_VERSION,
             benchmark=work.bench.name,
             sample_id=sample.id,
             round=work.round,
             fingerprint=work.fingerprint,
             prompt="\n".join(message.text() for message in work.request.messages),
             response=response,
+            extraction=extraction,
             target=sample.answer,
+            correct=correct,
             metadata=work.bench.record_metadata(sample),
             images=self.images.refs(sample.images),
         )
-        record = read_answer(work.bench, sample, record, keep_reasoning=self.keep_reasoning)
         log.append(record)
         existing[record.key] = record
         self._fresh.add(record.key)
@@ -257,6 +272,21 @@ def caveat_labels(manifest: RunManifest) -> list[str]:
     return labels + (["baseline"] if manifest.backend.get("caveat") else [])
 
 
+def answer_of(
+    bench: AnyBenchmark, sample: Sample, text: str | None, round: int, *, keep_reasoning: bool = False
+) -> tuple[Extraction | None, bool | None]:
+    """The answer the benchmark's rules read in `text` (None for a failed request) and whether it is right."""
+    if text is None:
+        return None, None
+    answer, removed = (text, False) if keep_reasoning else strip_reasoning(text)
+    extraction = bench.extract(sample, answer, round)
+    if removed:
+        extraction = extraction.model_copy(update={"reasoning_removed": True})
+    if sample.answer is None:
+        return extraction, None
+    return extraction, extraction.answer is not None and extraction.answer == sample.answer
+
+
 def read_answer(
     bench: AnyBenchmark, sample: Sample, record: SampleRecord, *, keep_reasoning: bool = False
 ) -> SampleRecord:
@@ -267,15 +297,7 @@ def read_answer(
     read the text (unless `keep_reasoning`); the extraction says so, and the record keeps the raw text.
     """
     text = record.response.text if record.response.ok else None
-    extraction = None
-    if text is not None:
-        answer, removed = (text, False) if keep_reasoning else strip_reasoning(text)
-        extraction = bench.extract(sample, answer, record.round)
-        if removed:
-            extraction = extraction.model_copy(update={"reasoning_removed": True})
-    correct = None
-    if extraction is not None and sample.answer is not None:
-        correct = extraction.answer is not None and extraction.answer == sample.answer
+    extraction, correct = answer_of(bench, sample, text, record.round, keep_reasoning=keep_reasoning)
     metadata = bench.record_metadata(sample)
     if (extraction == record.extraction and correct == record.correct and record.target == sample.answer
             and metadata == record.metadata):
