@@ -151,19 +151,13 @@ def _records(run: str, model: str, benchmark: str, status: str, result: Mapping[
 
 def _level_report(path: Path) -> dict[str, Any] | None:
     """The General-Level report in `path`, or None when the file is not one."""
-    from mmgauge.report.level_view import LevelView
+    from mmgauge.report.level_view import as_level_report
 
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(data, dict) or "highest_level" not in data or "modalities" not in data:
-        return None
-    try:
-        LevelView.model_validate(data)
-    except ValidationError:
-        return None
-    return data
+    return as_level_report(data)
 
 
 def _plugin(benchmark: str) -> Any:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 
 class ModalityView(BaseModel):
@@ -40,3 +42,14 @@ class LevelView(BaseModel):
     modalities: dict[str, ModalityView]
     nlp: NlpView
     highest_level: int | None
+
+
+def as_level_report(data: Any) -> dict[str, Any] | None:
+    """`data` if it is a General-Level report (a dumped LevelReport or `score level --json`), else None."""
+    if not isinstance(data, dict) or "highest_level" not in data or "modalities" not in data:
+        return None
+    try:
+        LevelView.model_validate(data)
+    except ValidationError:
+        return None
+    return data

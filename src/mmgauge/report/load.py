@@ -15,11 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from pydantic import ValidationError
-
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import RunManifest
-from mmgauge.report.level_view import LevelView
+from mmgauge.report.level_view import as_level_report
 from mmgauge.store.judge_audit import JudgeAgreement, JudgeAudit
 from mmgauge.store.results import BenchmarkResults, RunResults
 from mmgauge.store.run_folder import RunFolder
@@ -135,24 +133,13 @@ def _read_json(path: Path) -> Any:
         raise UserError(f"cannot read JSON: {err}", file=str(path)) from None
 
 
-def _level_report(data: Any) -> dict[str, Any] | None:
-    """`data` if it is a General-Level report (a dumped LevelReport or `mmgauge level --json`), else None."""
-    if not isinstance(data, dict) or "highest_level" not in data or "modalities" not in data:
-        return None
-    try:
-        LevelView.model_validate(data)
-    except ValidationError:
-        return None
-    return data
-
-
 def _extra_json(path: Path, benchmarks: dict[str, BenchView]) -> str | None:
     """Add `path` as the run's General-Level report if it is one; else why it was ignored."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as err:
         return f"not readable as JSON ({type(err).__name__})"
-    report = _level_report(data)
+    report = as_level_report(data)
     if report is None:
         return "not a General-Level report (the only extra JSON a run folder may hold)"
     if GENERAL_LEVEL in benchmarks:
@@ -162,7 +149,7 @@ def _extra_json(path: Path, benchmarks: dict[str, BenchView]) -> str | None:
 
 
 def _load_level_file(path: Path) -> RunView:
-    report = _level_report(_read_json(path))
+    report = as_level_report(_read_json(path))
     if report is None:
         raise UserError("not a run folder and not a General-Level report JSON", file=str(path))
     view = BenchView(GENERAL_LEVEL, result=report)
