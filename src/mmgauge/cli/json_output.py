@@ -13,6 +13,9 @@ import math
 import sys
 from collections.abc import Mapping
 
+#: Values that are never a non-finite number and hold none.
+_PLAIN_TYPES = frozenset({int, str, bool, type(None)})
+
 
 def finite_or_null(value: object, path: str = "", replaced: list[str] | None = None) -> object:
     """``value`` with every non-finite float replaced by None; the JSON paths replaced go to ``replaced``."""
@@ -21,6 +24,8 @@ def finite_or_null(value: object, path: str = "", replaced: list[str] | None = N
             replaced.append(path or "(the value)")
         return None
     if isinstance(value, Mapping):
+        if set(map(type, value.values())) <= _PLAIN_TYPES:  # a large table of counts, checked in C
+            return dict(value)
         return {key: finite_or_null(item, f"{path}.{key}" if path else str(key), replaced)
                 for key, item in value.items()}
     if isinstance(value, list | tuple):

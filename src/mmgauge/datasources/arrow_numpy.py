@@ -109,21 +109,48 @@ def strings(values: Sequence[str]) -> pa.Array:
                                  [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))])
 
 
-def distinct(column: Column) -> tuple[list[Any], npt.NDArray[np.int64]]:
-    """The distinct values of a column (no nulls) and, for every row, the number of its value."""
+def encode(column: Column) -> tuple[pa.Array, npt.NDArray[np.int64]]:
+    """The distinct values of a column (no nulls), as one array, and for every row the number of its value."""
     import pyarrow as pa
 
     if isinstance(column, pa.Array):
         column = pa.chunked_array([column])
     encoded = compute("dictionary_encode", column)
     if encoded.num_chunks == 0:
-        return [], np.zeros(0, dtype=np.int64)
+        return compute("unique", column.combine_chunks()), np.zeros(0, dtype=np.int64)
     dictionary = encoded.chunk(0).dictionary
     if not all(chunk.dictionary.equals(dictionary) for chunk in encoded.chunks):
         encoded = pa.chunked_array([compute("dictionary_encode", column.combine_chunks())])  # one dictionary
         dictionary = encoded.chunk(0).dictionary
     codes = np.concatenate([to_numpy(chunk.indices).astype(np.int64) for chunk in encoded.chunks])
-    return dictionary.to_pylist(), codes
+    return dictionary, codes
+
+
+def distinct(column: Column) -> tuple[list[Any], npt.NDArray[np.int64]]:
+    """The distinct values of a column (no nulls) as Python values, and for every row the number of its
+    value."""
+    values, codes = encode(column)
+    return values.to_pylist(), codes
+
+
+def byte_lengths(column: Column) -> npt.NDArray[np.int64]:
+    """Bytes per cell of a string column (no nulls)."""
+    offsets, _ = string_buffers(column)
+    return np.diff(offsets)
+
+
+def fixed_width(column: Column, width: int) -> npt.NDArray[np.bytes_]:
+    """Each cell's bytes as a numpy bytes value of `width` bytes, cut there or padded with NUL bytes (which
+    numpy reads as padding: a cell ending in NUL bytes does not keep them)."""
+    offsets, data = string_buffers(column)
+    length = np.diff(offsets)
+    if (length > width).any():  # keep the first `width` bytes of each cell
+        position = np.arange(len(data)) - np.repeat(offsets[:-1], length)
+        data = data[position < width]
+        length = np.minimum(length, width)
+    cells = np.zeros((len(length), width), dtype=np.uint8)
+    cells[np.arange(width)[None, :] < length[:, None]] = data
+    return cells.view(f"S{width}").reshape(-1)
 
 
 def string_buffers(column: Column) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint8]]:

@@ -20,8 +20,10 @@ METHODS: Final[tuple[str, ...]] = (RULE_LETTER, RULE_REGEX, RULE_TEXT, JUDGE, RA
 #: The letter meaning "none of the options".
 NO_OPTION: Final = "Z"
 
-_SEPARATORS: Final = str.maketrans(dict.fromkeys(".()[],:;!*#{}", " "))
-_ANSWER_IS: Final = re.compile(r"(?i:answer is)\s+\**([A-D])\**(?![A-Za-z])")
+#: Rule 2 reads these characters as spaces before splitting the answer into tokens.
+SEPARATORS: Final = str.maketrans(dict.fromkeys(".()[],:;!*#{}", " "))
+#: Rule 3: "answer is X", any case.
+ANSWER_IS: Final = re.compile(r"(?i:answer is)\s+\**([A-D])\**(?![A-Za-z])")
 
 
 def match_letter(text: str, letters: Sequence[str], texts: Sequence[str]) -> tuple[str | None, str]:
@@ -34,7 +36,7 @@ def match_letter(text: str, letters: Sequence[str], texts: Sequence[str]) -> tup
         return text, RULE_LETTER
     if FAILURE_MARKER in text:
         return None, FAILURE
-    tokens = text.translate(_SEPARATORS).split()
+    tokens = text.translate(SEPARATORS).split()
     present = set(tokens)
     found = [letter for letter in letters if letter in present]
     if len(found) == 1:
@@ -42,7 +44,7 @@ def match_letter(text: str, letters: Sequence[str], texts: Sequence[str]) -> tup
             return found[0], RULE_LETTER
     elif not found and NO_OPTION in present:
         return NO_OPTION, RULE_LETTER
-    hit = _ANSWER_IS.search(text)
+    hit = ANSWER_IS.search(text)
     if hit is not None and hit.group(1) in letters:
         return hit.group(1), RULE_REGEX
     if len(text) <= 2 * sum(len(option) for option in texts):

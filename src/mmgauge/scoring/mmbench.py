@@ -14,7 +14,6 @@ its question groups (docs/statistics.md): exact, and never a point at 0% or 100%
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -23,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, Field
 
+from mmgauge.scoring.mmbench_columns import Coded, LabelColumn, group_codes, lowest_copy_rows
 from mmgauge.stats.proportion import Interval, proportion_interval
 
 L2_ABBREVIATIONS: Final[dict[str, str]] = {
@@ -189,6 +189,21 @@ class _Labels:
         to_sorted = np.array([number[name] for name in renamed], dtype=np.int64)
         return cls(names, to_sorted[raw] if len(raw) else raw)
 
+    @classmethod
+    def read(cls, column: npt.NDArray[np.object_] | LabelColumn, rows: npt.NDArray[np.int64],
+             rename: Callable[[str], str] = str) -> _Labels:
+        """`of` the labels of `rows`, from an array or from a column that reads only those rows."""
+        if isinstance(column, np.ndarray):
+            return cls.of(column[rows], rename)
+        codes, values = column.at(rows)
+        used = np.flatnonzero(np.bincount(codes, minlength=len(values))).tolist()
+        renamed = [rename(str(values[code])) for code in used]
+        names = sorted(set(renamed))
+        number = {name: i for i, name in enumerate(names)}
+        to_sorted = np.zeros(len(values), dtype=np.int64)
+        to_sorted[used] = [number[name] for name in renamed]
+        return cls(names, to_sorted[codes])
+
     def unlabelled(self) -> int:
         return int(np.count_nonzero(self.codes == self.names.index(""))) if "" in self.names else 0
 
@@ -231,11 +246,11 @@ def score_columns(
     copy: npt.NDArray[np.int64],
     n_copies: npt.NDArray[np.int64],
     correct: npt.NDArray[np.bool_],
-    method: Sequence[str] | npt.NDArray[np.object_],
+    method: Sequence[str] | npt.NDArray[np.object_] | Coded,
     has_answer: npt.NDArray[np.bool_],
-    category: npt.NDArray[np.object_],
-    l2: npt.NDArray[np.object_],
-    split: npt.NDArray[np.object_],
+    category: npt.NDArray[np.object_] | LabelColumn,
+    l2: npt.NDArray[np.object_] | LabelColumn,
+    split: npt.NDArray[np.object_] | LabelColumn,
     judged: bool = False,
     seed: int = 0,
     request_failed: npt.NDArray[np.bool_] | None = None,
@@ -246,10 +261,12 @@ def score_columns(
     `request_failed` marks copies whose request failed in this toolkit's run: their groups are not scored.
     `not_judged` marks unresolved copies the judge was never asked about (their group was already wrong).
     `seed` no longer changes anything here (the intervals are exact); it stays for existing callers.
+    Large inputs may give the methods as codes (`Coded`) and the labels as columns read only for the rows
+    that need them (`LabelColumn`).
     """
-    methods = np.asarray(method, dtype=object)
-    extraction = dict(Counter(methods.tolist()).most_common())
-    uniques_all, codes_all = np.unique(group, return_inverse=True)
+    methods = method if isinstance(method, Coded) else Coded.of(method)
+    extraction = methods.most_common()
+    uniques_all, codes_all, _ = group_codes(group)
     unanswered = np.bincount(codes_all, weights=~has_answer) > 0
     pending = np.zeros_like(unanswered)
     if request_failed is not None:
@@ -263,24 +280,23 @@ def score_columns(
         return result
 
     skipped = np.zeros(len(group), dtype=bool) if not_judged is None else not_judged
-    if keep.all():  # the common case: the groups found above are the scored ones
+    kept = np.flatnonzero(keep)
+    if len(kept) == len(keep):  # the common case: the groups found above are the scored ones
         uniques, codes = uniques_all, codes_all
     else:
         group, copy, n_copies, correct = group[keep], copy[keep], n_copies[keep], correct[keep]
-        methods, skipped = methods[keep], skipped[keep]
-        category, l2, split = category[keep], l2[keep], split[keep]
-        uniques, codes = np.unique(group, return_inverse=True)
+        methods, skipped = methods.select(keep), skipped[keep]
+        uniques, codes, _ = group_codes(group)
     total = len(uniques)
     size = np.bincount(codes, minlength=total)
     right_copies = np.bincount(codes, weights=correct, minlength=total)
-    order = np.lexsort((copy, codes))
-    first = order[np.r_[True, codes[order][1:] != codes[order][:-1]]]  # lowest copy of each group
+    first = lowest_copy_rows(codes, copy, total)
     complete = size >= n_copies[first]
     right = (right_copies == size) & complete
     right_f = right.astype(np.float64)
 
-    unresolved = methods == UNRESOLVED
-    failed = methods == FAILURE
+    unresolved = methods.equals(UNRESOLVED)
+    failed = methods.equals(FAILURE)
     decided_wrong = ~correct & ~unresolved
     has_decided_wrong = np.bincount(codes, weights=decided_wrong, minlength=total) > 0
     has_unresolved = np.bincount(codes, weights=unresolved, minlength=total) > 0
@@ -295,8 +311,9 @@ def score_columns(
     result.vanilla_pct = round(100 * result.vanilla, 2)
     result.vanilla_ci = proportion_interval(int(vanilla.sum()), total, unit="question groups")
     result.vanilla_ci95 = result.vanilla_ci.bounds()
-    labels = {"l2-category": _Labels.of(l2[first], lambda name: L2_ABBREVIATIONS.get(name, name)),
-              "category": _Labels.of(category[first]), "split": _Labels.of(split[first])}
+    label_rows = kept[first]  # the rows of the files' columns
+    labels = {"l2-category": _Labels.read(l2, label_rows, lambda name: L2_ABBREVIATIONS.get(name, name)),
+              "category": _Labels.read(category, label_rows), "split": _Labels.read(split, label_rows)}
     result.l2 = _by_label(right_f, labels["l2-category"])
     result.category = _by_label(right_f, labels["category"])
     result.split = _by_label(right_f, labels["split"])
@@ -306,7 +323,8 @@ def score_columns(
     result.unlabelled = {column: count for column, values in labels.items() if (count := values.unlabelled())}
     result.l2_pct, result.category_pct, result.split_pct = _pct(result.l2), _pct(result.category), _pct(
         result.split)
-    result.groups = dict(zip(uniques.astype(str).tolist(), right.astype(int).tolist(), strict=True))
+    keys = list(map(str, uniques.tolist())) if uniques.dtype.kind in "iu" else uniques.astype(str).tolist()
+    result.groups = dict(zip(keys, right.astype(int).tolist(), strict=True))
     result.n_groups = total
     result.unresolved = int(unresolved.sum())
     result.unresolved_unjudged = int((unresolved & skipped).sum())

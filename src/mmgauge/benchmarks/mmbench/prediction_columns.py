@@ -6,6 +6,10 @@ says yes or no: at the first problem (or a file it does not read, such as a spre
 `score_prediction_columns` returns None and the caller reads the file with `tsv.load_table`, which names the
 row and column of the problem. Cells are read as the reference reader reads them (the same pyarrow CSV
 options), and each step mirrors a reference step, named in its comment.
+
+Only the columns scoring reads are parsed. That is safe where the file is ASCII (the reference reader would
+reject invalid UTF-8 in any column it reads, and ASCII is valid UTF-8); and where the file holds no quote
+character, no cell can hold a line break, so pyarrow need not look for one (its faster reading).
 """
 
 from __future__ import annotations
@@ -19,76 +23,104 @@ import numpy as np
 import numpy.typing as npt
 
 from mmgauge.benchmarks.mmbench.tsv import COPY_STRIDE, OPTION_LETTERS, REQUIRED
-from mmgauge.benchmarks.mmbench.vlmevalkit import LABEL_COLUMNS, PANDAS_NA_TEXTS, group_sizes
+from mmgauge.benchmarks.mmbench.vlmevalkit import LABEL_COLUMNS, PANDAS_NA_TEXTS
 from mmgauge.core.errors import UserError
 from mmgauge.datasources.arrow_numpy import (
+    byte_lengths,
     compute,
     distinct,
+    encode,
     from_numpy,
     in_set,
-    lengths,
+    string_buffers,
     strings,
     take,
     to_numpy,
 )
-from mmgauge.extraction.choice_columns import OptionColumns, match_columns
+from mmgauge.extraction.choice_columns import OptionColumns, match_codes
 from mmgauge.extraction.choice_rules import METHODS
 from mmgauge.scoring.mmbench import TEST_ANSWERS, MMBenchResult, score_columns
+from mmgauge.scoring.mmbench_columns import Coded, group_codes, has_repeats
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from mmgauge.datasources.arrow_numpy import Column
+
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
-ObjArray = npt.NDArray[np.object_]
 
 _TEXT_SUFFIXES: Final = (".tsv", ".txt")
 _NA_WORDS: Final = sorted(PANDAS_NA_TEXTS - {""})
+#: The columns scoring reads (besides the option letters); `question` need only be there.
+_SCORED: Final = ("index", "answer", "g_index", "prediction", *LABEL_COLUMNS)
 
 
 @dataclass
 class _Table:
     """The parsed columns `tsv.parse_table` would give, as arrays (options stay in pyarrow)."""
 
-    columns: dict[str, pa.Array]
+    columns: dict[str, Column]
     letters: tuple[str, ...]
-    options: list[pa.Array]
+    options: list[Column]
     given: BoolArray  # (rows, letters): a non-empty option other than "nan"
-    n_options: IntArray
+    missing: BoolArray  # (rows, letters): an option pandas reads as missing ("", "None", "NA", ...)
     answer: IntArray  # the answer's option index, -1 where there is none (a test split)
     group: IntArray
     copy: IntArray
 
 
+@dataclass(frozen=True)
+class _Labels:
+    """A label column (`scoring.mmbench_columns.LabelColumn`) read from pyarrow for the rows asked."""
+
+    column: Column | None
+    literal: bool
+
+    def at(self, rows: IntArray) -> tuple[IntArray, list[str]]:
+        """The labels of `rows`: "" where the column is absent; VLMEvalKit reads missing-looking labels as
+        empty."""
+        if self.column is None:
+            return np.zeros(len(rows), dtype=np.int64), [""]
+        values, codes = distinct(take(self.column, rows))
+        if not self.literal:
+            values = ["" if value in _NA_WORDS else value for value in values]
+        return codes, values
+
+
 def score_prediction_columns(path: Path, *, literal_options: bool, seed: int) -> MMBenchResult | None:
     """The VLMEvalKit-form score of a TSV predictions file, or None when the reference path must read it."""
-    columns = _read(path)
-    table = None if columns is None else _parse(columns)
-    if table is None or not _first_copies_ok(table.group, table.copy):
+    read = _read(path)
+    table = None if read is None else _parse(*read)
+    if table is None:
         return None
-    options, missing_like = _options(table, literal=literal_options)
-    predictions = table.columns["prediction"]
+    _, group_code, group_size = group_codes(table.group)
+    if not _first_copies_ok(group_code, table.copy, len(group_size)):
+        return None
+    offered = table.given if literal_options else table.given & ~table.missing
+    options = OptionColumns(table.letters, offered, table.options)
+    texts, codes = encode(table.columns["prediction"])
     if not literal_options:
-        predictions = _read_as_nan(predictions)
-    letter, method = match_columns(predictions, options)
+        texts = _read_as_nan(texts)
+    letter, method = match_codes(texts, codes, options)
     has_answer = table.answer >= 0
-    labels = {column: _labels(table.columns.get(column), len(letter), literal=literal_options)
-              for column in LABEL_COLUMNS}
+    labels = {column: _Labels(table.columns.get(column), literal_options) for column in LABEL_COLUMNS}
     result = score_columns(
-        group=table.group, copy=table.copy, n_copies=group_sizes(table.group),
-        correct=has_answer & (letter == table.answer), method=np.array(METHODS, dtype=object)[method],
+        group=table.group, copy=table.copy, n_copies=group_size[group_code],
+        correct=has_answer & (letter == table.answer), method=Coded(method, METHODS),
         has_answer=has_answer, category=labels["category"], l2=labels["l2-category"], split=labels["split"],
         judged=False, seed=seed, not_judged=np.zeros(len(letter), dtype=bool),
     )
     if result.overall is None:
         raise UserError(f"the file has no answer key (a test split); {TEST_ANSWERS}", file=str(path),
                         field="answer")
-    _notes(result, table, options, missing_like, literal=literal_options)
+    _notes(result, table, offered, group_size[group_code], literal=literal_options)
     return result
 
 
-def _read(path: Path) -> dict[str, pa.Array] | None:
-    """`tsv._read_tsv` without the image column, names as `tsv._vlmevalkit_names` gives them."""
+def _read(path: Path) -> tuple[dict[str, Column], set[str]] | None:
+    """`tsv._read_tsv` without the image column, names as `tsv._vlmevalkit_names` gives them: the columns
+    read, and the names of all columns."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
@@ -103,7 +135,9 @@ def _read(path: Path) -> dict[str, pa.Array] | None:
     renamed = [name if len(name) == 1 and name.isupper() else name.lower() for name in names]
     if not names or len(set(names)) != len(names) or len(set(renamed)) != len(renamed):
         return None
-    kept = [name for name in names if name != "image"]
+    ascii_only, quoted = _scan(path)
+    kept = [old for old, new in zip(names, renamed, strict=True)
+            if old != "image" and (not ascii_only or new in _SCORED or new in tuple(OPTION_LETTERS))]
     try:
         table = pacsv.read_csv(
             path,
@@ -111,25 +145,40 @@ def _read(path: Path) -> dict[str, pa.Array] | None:
             convert_options=pacsv.ConvertOptions(
                 column_types=dict.fromkeys(names, pa.string()), strings_can_be_null=False,
                 quoted_strings_can_be_null=False, include_columns=kept),
-            parse_options=pacsv.ParseOptions(delimiter="\t", newlines_in_values=True),
+            parse_options=pacsv.ParseOptions(delimiter="\t", newlines_in_values=quoted),
         )
     except (pa.ArrowInvalid, UnicodeDecodeError):
         return None
-    return {new: table.column(old) for old, new in zip(names, renamed, strict=True) if old in kept}
+    columns = {new: table.column(old) for old, new in zip(names, renamed, strict=True) if old in kept}
+    return columns, set(renamed)
 
 
-def _parse(columns: dict[str, pa.Array]) -> _Table | None:
-    """`tsv.parse_table` (need_prediction, not need_category); None where it would raise."""
+def _scan(path: Path) -> tuple[bool, bool]:
+    """Whether the file's bytes are all ASCII, and whether any is a quote character."""
+    block = bytearray(1 << 20)
+    ascii_only, quoted = True, False
+    with path.open("rb", buffering=0) as handle:
+        while size := handle.readinto(block):
+            read = block if size == len(block) else block[:size]
+            ascii_only = ascii_only and read.isascii()
+            quoted = quoted or read.find(b'"') >= 0
+    return ascii_only, quoted
+
+
+def _parse(columns: dict[str, Column], names: set[str]) -> _Table | None:
+    """`tsv.parse_table` (need_prediction, not need_category) of a file with columns `names`; None where it
+    would raise."""
     required = [c for c in REQUIRED if c != "category"] + ["prediction"]
-    if any(column not in columns for column in required) or len(columns["index"]) == 0:
+    if any(column not in names for column in required) or len(columns["index"]) == 0:
         return None
     index = _integers(columns["index"])
-    if index is None or _has_repeats(index):
+    if index is None or has_repeats(index):
         return None
     letters = tuple(OPTION_LETTERS[: next(
         (i for i, letter in enumerate(OPTION_LETTERS) if letter not in columns), len(OPTION_LETTERS))])
     options = [columns[letter] for letter in letters]
-    given = np.column_stack([_given(option) for option in options])
+    read = [_option_cells(option) for option in options]
+    given = np.column_stack([cells[0] for cells in read])
     n_options = given.sum(axis=1).astype(np.int64)
     in_order = np.arange(len(letters))[None, :] < n_options[:, None]
     if (given != in_order).any() or (n_options < 2).any():
@@ -140,28 +189,29 @@ def _parse(columns: dict[str, pa.Array]) -> _Table | None:
     group = index % COPY_STRIDE
     cells = columns.get("g_index")
     if cells is not None:
-        named = lengths(cells) > 0
+        named = byte_lengths(cells) > 0
         if named.any():
             numbers = _integers(compute("filter", cells, from_numpy(named)))
             if numbers is None:
                 return None
             group = group.copy()
             group[named] = numbers
-    return _Table(columns, letters, options, given, n_options, answer, group, index // COPY_STRIDE)
+    missing = np.column_stack([cells[1] for cells in read])
+    return _Table(columns, letters, options, given, missing, answer, group, index // COPY_STRIDE)
 
 
-def _given(option: pa.ChunkedArray) -> BoolArray:
-    """Cells holding an option: not empty, and not "nan" (pandas' NaN written out as text, which
-    `parse_table` blanks)."""
-    length = lengths(option)
-    three = np.flatnonzero(length == 3)
-    values, codes = distinct(take(option, three))
-    given = length > 0
-    given[three[np.array([value == "nan" for value in values], dtype=bool)[codes]]] = False
-    return given
+def _option_cells(option: Column) -> tuple[BoolArray, BoolArray]:
+    """Which cells hold an option (not empty, and not "nan": pandas' NaN written out as text, which
+    `parse_table` blanks), and which read as missing to pandas (`vlmevalkit.PANDAS_NA_TEXTS`)."""
+    missing = in_set(option, sorted(PANDAS_NA_TEXTS))
+    given = byte_lengths(option) > 0
+    suspect = np.flatnonzero(missing & given)
+    values, codes = distinct(take(option, suspect))
+    given[suspect[np.array([value == "nan" for value in values], dtype=bool)[codes]]] = False
+    return given, missing
 
 
-def _integers(column: pa.Array) -> IntArray | None:
+def _integers(column: Column) -> IntArray | None:
     import pyarrow as pa
     from pyarrow._compute import CastOptions
 
@@ -172,69 +222,50 @@ def _integers(column: pa.Array) -> IntArray | None:
     return np.asarray(numbers, dtype=np.int64)
 
 
-def _answers(column: pa.Array | None, letters: tuple[str, ...], rows: int) -> IntArray | None:
+def _answers(column: Column | None, letters: tuple[str, ...], rows: int) -> IntArray | None:
     """Each answer's option index (-1 for none); None when an answer is not an option letter."""
     if column is None:
         return np.full(rows, -1, dtype=np.int64)
-    values, codes = distinct(column)
+    # The common answer, one option letter, straight from the bytes; any other through its text.
+    offsets, data = string_buffers(column)
+    by_byte = np.full(256, -1, dtype=np.int64)
+    by_byte[[ord(letter) for letter in letters]] = np.arange(len(letters))
+    answer = np.full(rows, -1, dtype=np.int64)
+    single = np.flatnonzero(np.diff(offsets) == 1)
+    answer[single] = by_byte[data[offsets[single]]]
+    other = np.flatnonzero(answer < 0)
+    values, codes = distinct(take(column, other))
     position = {letter: i for i, letter in enumerate(letters)} | {"": -1}
     read = [position.get(str(value).strip(), 99) for value in values]
     if 99 in read:
         return None
-    return np.array(read, dtype=np.int64)[codes]
+    answer[other] = np.array(read, dtype=np.int64)[codes] if len(codes) else -1
+    return answer
 
 
-def _has_repeats(values: IntArray) -> bool:
-    ordered = np.sort(values)
-    return bool((ordered[1:] == ordered[:-1]).any())
+def _first_copies_ok(group_code: IntArray, copy: IntArray, groups: int) -> bool:
+    """`circular.base_positions` finds no problem: every group has exactly one first copy."""
+    firsts = np.bincount(group_code[copy == 0], minlength=groups)
+    return bool((firsts == 1).all())
 
 
-def _first_copies_ok(group: IntArray, copy: IntArray) -> bool:
-    """`circular.base_positions` finds no problem: one first copy per group, and one for every group."""
-    firsts = np.sort(group[copy == 0])
-    if (firsts[1:] == firsts[:-1]).any() or not len(firsts):
-        return False
-    slot = np.minimum(np.searchsorted(firsts, group), len(firsts) - 1)
-    return bool((firsts[slot] == group).all())
-
-
-def _options(table: _Table, *, literal: bool) -> tuple[OptionColumns, BoolArray]:
-    """Each row's options as `vlmevalkit.choices` gives them: all given ones (literal), or those whose text
-    pandas would not read as missing; and which rows have an option pandas reads as missing."""
-    missing = np.column_stack([in_set(option, sorted(PANDAS_NA_TEXTS)) for option in table.options])
-    missing_like = np.asarray((missing & table.given).any(axis=1), dtype=bool)
-    offered = table.given if literal else table.given & ~missing
-    return OptionColumns(table.letters, offered, table.options), missing_like
-
-
-def _read_as_nan(predictions: pa.ChunkedArray) -> pa.ChunkedArray:
+def _read_as_nan(texts: pa.Array) -> pa.Array:
     """Predictions as VLMEvalKit reads them: one pandas reads as missing is the text "nan"."""
-    missing = in_set(predictions, sorted(PANDAS_NA_TEXTS))
+    missing = in_set(texts, sorted(PANDAS_NA_TEXTS))
     if not missing.any():
-        return predictions
-    replaced: pa.ChunkedArray = compute("if_else", from_numpy(missing), strings(["nan"])[0], predictions)
+        return texts
+    replaced: pa.Array = compute("if_else", from_numpy(missing), strings(["nan"])[0], texts)
     return replaced
 
 
-def _labels(column: pa.Array | None, rows: int, *, literal: bool) -> ObjArray:
-    """A label column as text ("" where absent); VLMEvalKit reads missing-looking labels as empty."""
-    if column is None:
-        return np.full(rows, "", dtype=object)
-    values, codes = distinct(column)
-    if not literal:
-        values = ["" if value in _NA_WORDS else value for value in values]
-    labels: ObjArray = np.array(values, dtype=object)[codes]
-    return labels
-
-
-def _notes(result: MMBenchResult, table: _Table, options: OptionColumns, missing_like: BoolArray, *,
+def _notes(result: MMBenchResult, table: _Table, offered: BoolArray, sizes: IntArray, *,
            literal: bool) -> None:
     """`predictions._notes`: options pandas reads as missing, groups short of copies."""
+    missing_like = (table.missing & table.given).any(axis=1)
     groups = np.sort(table.group[missing_like])
     groups = groups[np.r_[True, groups[1:] != groups[:-1]]] if len(groups) else groups
     result.na_text_questions = len(groups)
     result.na_text_examples = [int(g) for g in groups[:5]]
     result.na_text_dropped = not literal
     if (table.copy > 0).any():
-        sizes = group_sizes(table.group)
-        result.short_groups = int(np.count_nonzero((table.copy == 0) & (sizes < options.offered.sum(axis=1))))
+        result.short_groups = int(np.count_nonzero((table.copy == 0) & (sizes < offered.sum(axis=1))))
