@@ -6,7 +6,9 @@ import random
 
 import numpy as np
 import pyarrow as pa
+import pytest
 
+from mmgauge.extraction import choice_columns
 from mmgauge.extraction.choice import FAILURE_MARKER, METHODS, NO_OPTION, match_letter
 from mmgauge.extraction.choice_columns import NO_OPTION_CODE, OptionColumns, match_columns
 
@@ -66,3 +68,39 @@ def test_column_matcher_agrees_with_match_letter_on_every_row() -> None:
         got = None if letter[r] == -1 else NO_OPTION if letter[r] == NO_OPTION_CODE else names[letter[r]]
         assert (got, METHODS[method[r]]) == expected, (r, text, shown)
     assert len(set(method.tolist())) >= 5  # every rule was exercised
+
+
+ASCII_WORDS = ["cat", "Dog", "red car", "a", "A", "b c", "answer is", "x" * 40, "car", "Red", "e\x00", "\x00",
+               "tab\there", "z", "Z", "B.", "(C)"]
+
+
+def test_rule_4_in_small_batches_agrees_with_match_letter(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The byte search of rule 4 in batches of a few rows, with options longer than the answer (cut),
+    options inside each other, NUL bytes (left to `match_letter`), and upper case."""
+    monkeypatch.setattr(choice_columns, "_BATCH_BYTES", 64)
+    rng = random.Random(11)
+    rows = 3000
+    letters = ("A", "B", "C", "D")
+    offered = np.zeros((rows, len(letters)), dtype=bool)
+    texts: list[list[str]] = [[] for _ in letters]
+    predictions: list[str] = []
+    for r in range(rows):
+        row_texts = [rng.choice(ASCII_WORDS) + rng.choice(["", " 1", "s"]) for _ in letters]
+        if rng.random() < 0.3:
+            row_texts[2] = row_texts[3][: rng.randrange(1, len(row_texts[3]) + 1)]
+        mask = [j < 2 or rng.random() < 0.8 for j in range(len(letters))]
+        offered[r] = mask
+        for j, column in enumerate(texts):
+            column.append(row_texts[j] if mask[j] else "")
+        shown = [t for t, m in zip(row_texts, mask, strict=True) if m]
+        parts = [rng.choice([*shown, *ASCII_WORDS, "and", "or"]) for _ in range(rng.randrange(1, 5))]
+        text = " ".join(parts)
+        predictions.append(rng.choice([text, text.upper(), text.lower(), rng.choice(shown).upper()]))
+    options = OptionColumns(letters, offered, [_chunked(column) for column in texts])
+    letter, method = match_columns(_chunked(predictions), options)
+    for r, text in enumerate(predictions):
+        shown = [j for j in range(len(letters)) if offered[r, j]]
+        expected = match_letter(text, tuple(letters[j] for j in shown), tuple(texts[j][r] for j in shown))
+        got = None if letter[r] == -1 else NO_OPTION if letter[r] == NO_OPTION_CODE else letters[letter[r]]
+        assert (got, METHODS[method[r]]) == expected, (r, text, shown)
+    assert np.count_nonzero(method == METHODS.index("rule-text")) > 300
