@@ -1,4 +1,5 @@
-"""`--json` output: non-finite numbers become null wherever they are, large tables of counts pass as they are."""
+"""`--json` output: non-finite numbers become null wherever they are; large tables of counts pass as they
+are."""
 
 from __future__ import annotations
 

@@ -13,8 +13,8 @@ from mmgauge.extraction.choice_answers import AnswerFacts, _python_facts, answer
 
 LETTERS = ("A", "B", "C", "D", "E", "F")
 PIECES = ["A", "B", "C", "D", "E", "F", "G", "Z", "a", "b", "answer is", "ANSWER IS", "Answer is", "*", "**",
-          ".", ",", "(", ")", "[", "]", "{", "}", ":", ";", "!", "#", " ", "  ", "\t", "\n", "\r\n", "cat", "AB",
-          "B2", "x", "\x0b", "\x1c", "İ", "é", "\u3000", "\u00a0", FAILURE_MARKER]
+          ".", ",", "(", ")", "[", "]", "{", "}", ":", ";", "!", "#", " ", "  ", "\t", "\n", "\r\n", "cat",
+          "AB", "B2", "x", "\x0b", "\x1c", "İ", "é", "\u3000", "\u00a0", FAILURE_MARKER]
 
 
 def _text(rng: random.Random) -> str:

@@ -29,7 +29,8 @@ def _answer(rng: random.Random, letters: str, texts: list[str], *, ascii_only: b
         f"answer is **{letter}**", f"{letter}\x0b", f"{text}\x1c", f"it is {word} {text} {word} {word}",
     ]
     answers += [] if ascii_only else [f"答案是 {letter}", f"{text} İ"]
-    answers += [f"{letter}\t(tab)", f'"{letter}" said the model', f"{letter}\nbecause {word}"] if quotes else []
+    if quotes:
+        answers += [f"{letter}\t(tab)", f'"{letter}" said the model', f"{letter}\nbecause {word}"]
     return rng.choice(answers)
 
 
