@@ -135,8 +135,7 @@ def distinct(column: Column) -> tuple[list[Any], npt.NDArray[np.int64]]:
 
 def byte_lengths(column: Column) -> npt.NDArray[np.int64]:
     """Bytes per cell of a string column (no nulls)."""
-    offsets, _ = string_buffers(column)
-    return np.diff(offsets)
+    return to_numpy(compute("binary_length", column)).astype(np.int64)
 
 
 def fixed_width(column: Column, width: int) -> npt.NDArray[np.bytes_]:

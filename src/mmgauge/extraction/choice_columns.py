@@ -19,16 +19,14 @@ import numpy as np
 import numpy.typing as npt
 
 from mmgauge.datasources.arrow_numpy import (
-    byte_lengths,
     compute,
-    contains,
     encode,
     fixed_width,
     lengths,
+    string_buffers,
     take,
-    to_numpy,
 )
-from mmgauge.extraction.choice_answers import Z_BIT, answer_facts
+from mmgauge.extraction.choice_answers import Z_BIT, answer_facts, rows_with_only
 from mmgauge.extraction.choice_rules import (
     METHODS,
     NO_OPTION,
@@ -54,7 +52,9 @@ NO_OPTION_CODE: Final = 99
 #: Bytes of fixed-width text held at once by rule 4 (per array: the answers, and each option column).
 _BATCH_BYTES: Final = 1 << 24
 #: Set bits of each 10-bit mask, and the position of its lowest set bit.
-_BIT_COUNT: Final = np.array([bin(mask).count("1") for mask in range(1 << 10)], dtype=np.int64)
+_BIT_COUNT: Final = np.array([bin(mask).count("1") for mask in range(1 << 10)], dtype=np.uint8)
+_ASCII: Final = np.arange(256) < 0x80
+_ASCII_NOT_NUL: Final = _ASCII & (np.arange(256) > 0)
 _LOWEST_BIT: Final = np.array([(mask & -mask).bit_length() - 1 for mask in range(1 << 10)], dtype=np.int64)
 
 
@@ -77,28 +77,32 @@ def match_columns(predictions: Column, options: OptionColumns) -> tuple[IntArray
 def match_codes(texts: pa.Array, codes: IntArray, options: OptionColumns) -> tuple[IntArray, IntArray]:
     """`match_columns` of the answers `texts[codes]` (each distinct text once in `texts`)."""
     facts = answer_facts(texts, options.letters)
-    rows = len(codes)
-    offered = options.offered.astype(np.uint16) @ (np.uint16(1) << np.arange(len(options.letters),
-                                                                             dtype=np.uint16))
-    letter = np.full(rows, -1, dtype=np.int64)
-    method = np.full(rows, CODE[UNRESOLVED], dtype=np.int64)
+    offered = _bits(options.offered)
     failed = facts.failed[codes]
-    method[failed] = CODE[FAILURE]
     present = facts.present[codes]
     found = present & offered
     count = _BIT_COUNT[found]
     single = (count == 1) & ((facts.late[codes] & found) != 0) & ~failed
-    letter[single] = _LOWEST_BIT[found[single]]
     lone_z = (count == 0) & ((present & Z_BIT) != 0) & ~failed
-    letter[lone_z] = NO_OPTION_CODE
-    method[single | lone_z] = CODE[RULE_LETTER]
-    undecided = ~(failed | single | lone_z)
     regex = facts.regex[codes]
-    named = undecided & (regex >= 0) & (((offered >> np.maximum(regex, 0).astype(np.uint16)) & 1) == 1)
-    letter[named] = regex[named]
-    method[named] = CODE[RULE_REGEX]
-    _rule_4(texts, codes, np.flatnonzero(undecided & ~named), options, letter, method)
+    named = ~(failed | single | lone_z) & (regex >= 0) & (
+        ((offered >> np.maximum(regex, 0).astype(np.uint16)) & 1) == 1)
+    letter = np.where(single, _LOWEST_BIT[found],
+                      np.where(lone_z, NO_OPTION_CODE, np.where(named, regex, -1)))
+    method = np.where(failed, CODE[FAILURE], np.where(
+        single | lone_z, CODE[RULE_LETTER], np.where(named, CODE[RULE_REGEX], CODE[UNRESOLVED])))
+    undecided = method == CODE[UNRESOLVED]
+    _rule_4(texts, codes, np.flatnonzero(undecided), options, letter, method)
     return letter, method
+
+
+def _bits(offered: BoolArray) -> npt.NDArray[np.uint16]:
+    """Each row's offered letters as a mask: bit j for letter j."""
+    packed = np.packbits(offered, axis=1, bitorder="little")
+    bits = packed[:, 0].astype(np.uint16)
+    if packed.shape[1] > 1:
+        bits |= packed[:, 1].astype(np.uint16) << np.uint16(8)
+    return bits
 
 
 def _letter_codes(values: list[str | None], letters: tuple[str, ...]) -> IntArray:
@@ -106,71 +110,85 @@ def _letter_codes(values: list[str | None], letters: tuple[str, ...]) -> IntArra
     return np.array([code.get(value, -1) if value is not None else -1 for value in values], dtype=np.int64)
 
 
-def _simple(column: Column) -> BoolArray:
-    """Cells in ASCII without NUL bytes: lower case is ASCII's, and a fixed-width numpy bytes value keeps the
-    whole cell (numpy drops trailing NUL bytes)."""
-    return to_numpy(compute("string_is_ascii", column)) & ~contains(column, "\x00")
+@dataclass(frozen=True)
+class _Cells:
+    """What rule 4 needs of a text column: characters (code points) and bytes per cell, and which cells are
+    `simple`: ASCII without NUL bytes, where lower case is ASCII's and a fixed-width numpy bytes value keeps
+    the whole cell (numpy drops trailing NUL bytes)."""
+
+    length: IntArray
+    size: IntArray
+    simple: BoolArray
+
+    @classmethod
+    def of(cls, column: Column) -> _Cells:
+        offsets, data = string_buffers(column)
+        size = np.diff(offsets)
+        if not data.size or (data.min() > 0 and data.max() < 0x80):  # the common case, two passes
+            return cls(size, size, np.ones(len(size), dtype=bool))
+        ascii_only = rows_with_only(offsets, data, _ASCII)
+        length = size if ascii_only.all() else lengths(column).astype(np.int64)
+        return cls(length, size, rows_with_only(offsets, data, _ASCII_NOT_NUL))
 
 
 def _rule_4(texts: pa.Array, codes: IntArray, rows: IntArray, options: OptionColumns, letter: IntArray,
             method: IntArray) -> None:
     """An answer at most twice as long as its options' texts together naming exactly one of them."""
+    answers = _Cells.of(texts)
     needles = [take(column, rows) for column in options.texts]
+    cells = [_Cells.of(needle) for needle in needles]
     offered = options.offered[rows]
     total = np.zeros(len(rows), dtype=np.int64)
-    for j, needle in enumerate(needles):
-        total += np.where(offered[:, j], lengths(needle), 0)
-    near = np.flatnonzero(lengths(texts)[codes[rows]] <= 2 * total)
-    rows, offered = rows[near], offered[near]
-    needles = [take(needle, near) for needle in needles]
-    simple = _simple(texts)[codes[rows]]
-    for j, needle in enumerate(needles):
-        simple &= ~offered[:, j] | _simple(needle)
-    by_bytes = np.flatnonzero(simple)
-    _contained(texts, codes[rows[by_bytes]], [take(needle, by_bytes) for needle in needles],
-               offered[by_bytes], rows[by_bytes], letter, method)
-    by_python = np.flatnonzero(~simple)
+    simple = answers.simple[codes[rows]]
+    for j, cell in enumerate(cells):
+        total += np.where(offered[:, j], cell.length, 0)
+        simple &= ~offered[:, j] | cell.simple
+    near = answers.length[codes[rows]] <= 2 * total
+    by_bytes = np.flatnonzero(near & simple)
+    named, named_letter = _contained(texts, answers.size, codes[rows], needles, cells, offered, by_bytes)
+    one = by_bytes[named == 1]
+    letter[rows[one]] = named_letter[named == 1]
+    method[rows[one]] = CODE[RULE_TEXT]
+    by_python = np.flatnonzero(near & ~simple)
     _by_match_letter(take(texts, codes[rows[by_python]]), [take(needle, by_python) for needle in needles],
                      offered[by_python], options.letters, rows[by_python], letter, method)
 
 
-def _contained(texts: pa.Array, text_codes: IntArray, needles: list[Column], offered: BoolArray,
-               rows: IntArray, letter: IntArray, method: IntArray) -> None:
-    """Rule 4's containment test for ASCII rows: `rows[i]` reads text `text_codes[i]` with options
-    `needles[j][i]` where `offered[i, j]`."""
-    from pyarrow._compute import SliceOptions
-
+def _contained(texts: pa.Array, text_size: IntArray, text_codes: IntArray, needles: list[Column],
+               cells: list[_Cells], offered: BoolArray, asked_rows: IntArray) -> tuple[IntArray, IntArray]:
+    """Rule 4's containment test for the simple rows `asked_rows` (row i reads text `text_codes[i]`, options
+    `needles[j][i]` where `offered[i, j]`): how many options each names, and the last one it names."""
     lowered = compute("ascii_lower", texts)
-    text_length = byte_lengths(texts)[text_codes]
-    needle_lengths = np.column_stack([byte_lengths(needle) for needle in needles])
+    text_length = text_size[text_codes[asked_rows]]
     # Answers of like length share a width: sorted by the power of two above their length, then cut so
     # that no array holds more than _BATCH_BYTES.
     size_class = np.ceil(np.log2(np.maximum(text_length, 1))).astype(np.int64)
     order = np.argsort(size_class, kind="stable")
     bounds = np.flatnonzero(np.diff(size_class[order])) + 1
-    named = np.zeros(len(rows), dtype=np.int64)
-    named_letter = np.zeros(len(rows), dtype=np.int64)
+    named = np.zeros(len(asked_rows), dtype=np.int64)
+    named_letter = np.zeros(len(asked_rows), dtype=np.int64)
     for same in np.split(order, bounds):
         width = max(1, int(text_length[same].max(initial=1)))
         step = max(1, _BATCH_BYTES // width)
         for start in range(0, len(same), step):
             batch = same[start:start + step]
-            answers = fixed_width(take(lowered, text_codes[batch]), width)
-            for j, needle in enumerate(needles):
-                asked = offered[batch, j] & (needle_lengths[batch, j] <= text_length[batch])
+            rows = asked_rows[batch]
+            # Each distinct answer made fixed-width once, then spread over its rows.
+            distinct_codes, where = np.unique(text_codes[rows], return_inverse=True)
+            answers = fixed_width(take(lowered, distinct_codes), width)[where.reshape(-1)]
+            for j, (needle, cell) in enumerate(zip(needles, cells, strict=True)):
+                # Only options no longer than the answer can be in it; the others search for "" (masked).
+                asked = offered[rows, j] & (cell.size[rows] <= text_length[batch])
                 if not asked.any():
                     continue
-                options = compute("ascii_lower", take(needle, batch))
-                longest = int(needle_lengths[batch, j].max(initial=1))
-                if longest > width:  # an option longer than the answer is not in it: cut, never asked
-                    options = compute("utf8_slice_codeunits", options, options=SliceOptions(0, width))
-                found = np.char.find(answers, fixed_width(options, min(width, longest)))
-                hit = asked & (found >= 0)
+                part = fixed_width(compute("ascii_lower", take(needle, rows[asked])),
+                                   max(1, int(cell.size[rows[asked]].max())))
+                options = np.zeros(len(rows), dtype=part.dtype)
+                options[asked] = part
+                hit = asked & (np.char.find(answers, options) >= 0)
                 named[batch] += hit
                 named_letter[batch[hit]] = j
-    one = named == 1
-    letter[rows[one]] = named_letter[one]
-    method[rows[one]] = CODE[RULE_TEXT]
+    return named, named_letter
 
 
 def _by_match_letter(texts: Column, needles: list[Column], offered: BoolArray, letters: tuple[str, ...],

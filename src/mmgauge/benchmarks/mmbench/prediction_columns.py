@@ -52,6 +52,7 @@ BoolArray = npt.NDArray[np.bool_]
 
 _TEXT_SUFFIXES: Final = (".tsv", ".txt")
 _NA_WORDS: Final = sorted(PANDAS_NA_TEXTS - {""})
+_NA_BYTES: Final = max(len(text.encode("utf-8")) for text in PANDAS_NA_TEXTS)
 #: The columns scoring reads (besides the option letters); `question` need only be there.
 _SCORED: Final = ("index", "answer", "g_index", "prediction", *LABEL_COLUMNS)
 
@@ -63,8 +64,8 @@ class _Table:
     columns: dict[str, Column]
     letters: tuple[str, ...]
     options: list[Column]
-    given: BoolArray  # (rows, letters): a non-empty option other than "nan"
-    missing: BoolArray  # (rows, letters): an option pandas reads as missing ("", "None", "NA", ...)
+    given: list[BoolArray]  # per letter: a non-empty option other than "nan"
+    missing: list[BoolArray]  # per letter: an option pandas reads as missing ("", "None", "NA", ...)
     answer: IntArray  # the answer's option index, -1 where there is none (a test split)
     group: IntArray
     copy: IntArray
@@ -97,8 +98,9 @@ def score_prediction_columns(path: Path, *, literal_options: bool, seed: int) ->
     _, group_code, group_size = group_codes(table.group)
     if not _first_copies_ok(group_code, table.copy, len(group_size)):
         return None
-    offered = table.given if literal_options else table.given & ~table.missing
-    options = OptionColumns(table.letters, offered, table.options)
+    offered = table.given if literal_options else [
+        given & ~missing for given, missing in zip(table.given, table.missing, strict=True)]
+    options = OptionColumns(table.letters, np.column_stack(offered), table.options)
     texts, codes = encode(table.columns["prediction"])
     if not literal_options:
         texts = _read_as_nan(texts)
@@ -178,10 +180,10 @@ def _parse(columns: dict[str, Column], names: set[str]) -> _Table | None:
         (i for i, letter in enumerate(OPTION_LETTERS) if letter not in columns), len(OPTION_LETTERS))])
     options = [columns[letter] for letter in letters]
     read = [_option_cells(option) for option in options]
-    given = np.column_stack([cells[0] for cells in read])
-    n_options = given.sum(axis=1).astype(np.int64)
-    in_order = np.arange(len(letters))[None, :] < n_options[:, None]
-    if (given != in_order).any() or (n_options < 2).any():
+    given = [cells[0] for cells in read]
+    n_options = _count(given)
+    in_order = all(not (cells != (n_options > j)).any() for j, cells in enumerate(given))
+    if not in_order or (n_options < 2).any():
         return None
     answer = _answers(columns.get("answer"), letters, len(index))
     if answer is None or (answer >= n_options).any():
@@ -196,15 +198,18 @@ def _parse(columns: dict[str, Column], names: set[str]) -> _Table | None:
                 return None
             group = group.copy()
             group[named] = numbers
-    missing = np.column_stack([cells[1] for cells in read])
-    return _Table(columns, letters, options, given, missing, answer, group, index // COPY_STRIDE)
+    return _Table(columns, letters, options, given, [cells[1] for cells in read], answer, group,
+                  index // COPY_STRIDE)
 
 
 def _option_cells(option: Column) -> tuple[BoolArray, BoolArray]:
     """Which cells hold an option (not empty, and not "nan": pandas' NaN written out as text, which
     `parse_table` blanks), and which read as missing to pandas (`vlmevalkit.PANDAS_NA_TEXTS`)."""
-    missing = in_set(option, sorted(PANDAS_NA_TEXTS))
-    given = byte_lengths(option) > 0
+    size = byte_lengths(option)
+    given = size > 0
+    short = np.flatnonzero(size <= _NA_BYTES)  # only these can read as missing
+    missing = np.zeros(len(size), dtype=bool)
+    missing[short] = in_set(take(option, short), sorted(PANDAS_NA_TEXTS))
     suspect = np.flatnonzero(missing & given)
     values, codes = distinct(take(option, suspect))
     given[suspect[np.array([value == "nan" for value in values], dtype=bool)[codes]]] = False
@@ -258,14 +263,23 @@ def _read_as_nan(texts: pa.Array) -> pa.Array:
     return replaced
 
 
-def _notes(result: MMBenchResult, table: _Table, offered: BoolArray, sizes: IntArray, *,
+def _count(flags: list[BoolArray]) -> IntArray:
+    """Per row, how many of the (per-letter) flags are set."""
+    count = np.zeros(len(flags[0]), dtype=np.int64)
+    for column in flags:
+        count += column
+    return count
+
+
+def _notes(result: MMBenchResult, table: _Table, offered: list[BoolArray], sizes: IntArray, *,
            literal: bool) -> None:
     """`predictions._notes`: options pandas reads as missing, groups short of copies."""
-    missing_like = (table.missing & table.given).any(axis=1)
+    missing_like = _count([m & g for m, g in zip(table.missing, table.given, strict=True)]) > 0
     groups = np.sort(table.group[missing_like])
     groups = groups[np.r_[True, groups[1:] != groups[:-1]]] if len(groups) else groups
     result.na_text_questions = len(groups)
     result.na_text_examples = [int(g) for g in groups[:5]]
     result.na_text_dropped = not literal
     if (table.copy > 0).any():
-        result.short_groups = int(np.count_nonzero((table.copy == 0) & (sizes < offered.sum(axis=1))))
+        shown = _count(offered)
+        result.short_groups = int(np.count_nonzero((table.copy == 0) & (sizes < shown)))
