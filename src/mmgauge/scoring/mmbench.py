@@ -20,7 +20,7 @@ from typing import Final
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from mmgauge.scoring.mmbench_columns import Coded, LabelColumn, group_codes, lowest_copy_rows
 from mmgauge.stats.proportion import Interval, proportion_interval
@@ -53,6 +53,9 @@ class MMBenchResult(BaseModel):
     Intervals are in [0, 1] too. `overall_ci95` / `vanilla_ci95` are the ends of `overall_ci` / `vanilla_ci`
     (since the statistics rework: Clopper-Pearson, no longer a percentile bootstrap).
     """
+
+    # Built on first validation or dump: `score mmbench` reads the fields and never pays for the schema.
+    model_config = ConfigDict(defer_build=True)
 
     overall: float | None = None
     overall_pct: float | None = None
@@ -272,9 +275,10 @@ def score_columns(
     if request_failed is not None:
         failed_in_group = np.bincount(codes_all, weights=request_failed, minlength=len(unanswered))
         pending = (failed_in_group > 0) & ~unanswered
-    result = MMBenchResult(rows=len(group), extraction=extraction, judged=judged,
-                           unanswered_groups=int(unanswered.sum()), pending_groups=int(pending.sum()),
-                           circular=bool((copy > 0).any()))
+    # Every value has its field's exact type: construction without validation gives the same model.
+    result = MMBenchResult.model_construct(
+        rows=len(group), extraction=extraction, judged=bool(judged), unanswered_groups=int(unanswered.sum()),
+        pending_groups=int(pending.sum()), circular=bool((copy > 0).any()))
     keep = has_answer & ~unanswered[codes_all] & ~pending[codes_all]
     if not keep.any():
         return result

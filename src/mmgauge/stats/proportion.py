@@ -25,7 +25,8 @@ class Interval(BaseModel):
     `n` counts `unit`s (questions, images, question groups): the independent draws the interval assumes.
     """
 
-    model_config = ConfigDict(frozen=True)
+    # Built on first validation: a command that only reads intervals never pays for pydantic's schema.
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     low: float
     high: float
@@ -87,6 +88,10 @@ def proportion_interval(
     """Interval for the proportion k / n, in [0, 1]; use `.scaled(100)` for percent."""
     bounds = clopper_pearson_bounds if method == CLOPPER_PEARSON else wilson_bounds
     low, high = bounds(k, n, level)
+    if type(n) is int and type(level) is float and type(low) is float and type(high) is float and (
+            type(method) is str and (unit is None or type(unit) is str)):
+        # Exactly the types validation would keep: nothing to validate (and no schema to build).
+        return Interval.model_construct(low=low, high=high, n=n, method=method, level=level, unit=unit)
     return Interval(low=low, high=high, n=n, method=method, level=level, unit=unit)
 
 
