@@ -98,10 +98,9 @@ def match_codes(texts: pa.Array, codes: IntArray, options: OptionColumns) -> tup
 
 def _bits(offered: BoolArray) -> npt.NDArray[np.uint16]:
     """Each row's offered letters as a mask: bit j for letter j."""
-    packed = np.packbits(offered, axis=1, bitorder="little")
-    bits = packed[:, 0].astype(np.uint16)
-    if packed.shape[1] > 1:
-        bits |= packed[:, 1].astype(np.uint16) << np.uint16(8)
+    bits = np.zeros(len(offered), dtype=np.uint16)
+    for j in range(offered.shape[1]):
+        bits |= offered[:, j].astype(np.uint16) << np.uint16(j)
     return bits
 
 

@@ -52,6 +52,8 @@ BoolArray = npt.NDArray[np.bool_]
 
 _TEXT_SUFFIXES: Final = (".tsv", ".txt")
 _NA_WORDS: Final = sorted(PANDAS_NA_TEXTS - {""})
+#: Up to this many copies, repeated indexes are counted per question and copy.
+_COUNTED_COPIES: Final = 16
 _NA_BYTES: Final = max(len(text.encode("utf-8")) for text in PANDAS_NA_TEXTS)
 #: The columns scoring reads (besides the option letters); `question` need only be there.
 _SCORED: Final = ("index", "answer", "g_index", "prediction", *LABEL_COLUMNS)
@@ -174,7 +176,7 @@ def _parse(columns: dict[str, Column], names: set[str]) -> _Table | None:
     if any(column not in names for column in required) or len(columns["index"]) == 0:
         return None
     index = _integers(columns["index"])
-    if index is None or has_repeats(index):
+    if index is None or _repeats(index):
         return None
     letters = tuple(OPTION_LETTERS[: next(
         (i for i, letter in enumerate(OPTION_LETTERS) if letter not in columns), len(OPTION_LETTERS))])
@@ -200,6 +202,18 @@ def _parse(columns: dict[str, Column], names: set[str]) -> _Table | None:
             group[named] = numbers
     return _Table(columns, letters, options, given, [cells[1] for cells in read], answer, group,
                   index // COPY_STRIDE)
+
+
+def _repeats(index: IntArray) -> bool:
+    """Whether an index occurs twice: a question number (index mod 1,000,000) twice with the same copy
+    number, counted per question and copy where copies are few, else `has_repeats`."""
+    if len(index) and index.min() >= 0:
+        _, question, _ = group_codes(index % COPY_STRIDE)
+        copy = index // COPY_STRIDE
+        copies = int(copy.max()) + 1
+        if copies <= _COUNTED_COPIES:
+            return has_repeats(question * copies + copy)
+    return has_repeats(index)
 
 
 def _option_cells(option: Column) -> tuple[BoolArray, BoolArray]:
