@@ -162,7 +162,7 @@ def _scan(path: Path) -> tuple[bool, bool]:
     block = bytearray(1 << 20)
     ascii_only, quoted = True, False
     with path.open("rb", buffering=0) as handle:
-        while size := handle.readinto(block):
+        while (ascii_only or not quoted) and (size := handle.readinto(block)):
             read = block if size == len(block) else block[:size]
             ascii_only = ascii_only and read.isascii()
             quoted = quoted or read.find(b'"') >= 0
