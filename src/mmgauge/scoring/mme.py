@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, Field
 
-from mmgauge.core.types import SCHEMA_VERSION
+from mmgauge.core.schema_version import SCHEMA_VERSION
 from mmgauge.stats.composite import (
     Spread,
     draws_correlation,
