@@ -19,8 +19,10 @@ from mmgauge.scoring.m3gia_gia import FloatArray, GiaScores
 
 #: Rows formatted per piece of output.
 CHUNK_ROWS = 20_000
-#: Rows per piece of `json_bytes` (about 340 bytes a row of the official scale).
-BYTES_CHUNK_ROWS = 100_000
+#: Rows per piece of `json_bytes` (about 340 bytes a row of the official scale: some 8 MB a piece).
+BYTES_CHUNK_ROWS = 25_000
+#: Threads making the pieces of `json_bytes` (the machines this runs on have two cores or more).
+WORKERS = 2
 
 #: A column of a row's numbers: (which array, which of its columns); the general factor's column appears
 #: twice (as `gia` and among the factors) and is formatted once.
@@ -93,7 +95,11 @@ def _row_values(scores: GiaScores, start: int, stop: int) -> list[tuple[float, .
 
 def json_bytes(scores: GiaScores) -> Iterator[memoryview]:
     """`json_chunks`'s text as UTF-8, in pieces, made a column at a time (the pieces are views of the arrow
-    buffers the rows were joined in, which they keep alive)."""
+    buffers the rows were joined in, which they keep alive). Pieces are made by `WORKERS` threads, a few
+    ahead of the one handed out (arrow's kernels let go of the GIL), and handed out in order."""
+    from collections import deque
+    from concurrent.futures import Future, ThreadPoolExecutor
+
     from mmgauge.datasources.arrow_numpy import compute, string_buffers, strings
     from mmgauge.scoring.float_text import available, json_float_texts
 
@@ -108,14 +114,24 @@ def json_bytes(scores: GiaScores) -> Iterator[memoryview]:
     fixed = strings([*pieces, ""])
     literal = [fixed[i] for i in range(len(pieces))]
     separator = fixed[len(pieces)]
-    for start in range(0, len(scores.official), BYTES_CHUNK_ROWS):
+
+    def rows_from(start: int) -> memoryview:
         stop = start + BYTES_CHUNK_ROWS
         texts = {key: json_float_texts(_column(scores, key, start, stop)) for key in dict.fromkeys(keys)}
         arguments = [literal[0]]
         for key, after in zip(keys, literal[1:], strict=True):
             arguments += [texts[key], after]
         _, data = string_buffers(compute("binary_join_element_wise", *arguments, separator))
-        yield (data[2:] if start == 0 else data).data
+        return (data[2:] if start == 0 else data).data
+
+    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+        ahead: deque[Future[memoryview]] = deque()
+        for start in range(0, len(scores.official), BYTES_CHUNK_ROWS):
+            ahead.append(pool.submit(rows_from, start))
+            if len(ahead) > WORKERS:
+                yield ahead.popleft().result()
+        while ahead:
+            yield ahead.popleft().result()
     yield memoryview(b"]}")
 
 
