@@ -11,8 +11,8 @@ import pytest
 from mmgauge.scoring.float_text import SAFE_HIGH, SAFE_LOW, available, json_float_texts
 
 
-def reference(values: np.ndarray) -> list[str]:
-    return [json.dumps(value) for value in values.tolist()]
+def reference(values: np.ndarray, comma: bool = False) -> list[str]:
+    return [json.dumps(value) + ("," if comma else "") for value in values.tolist()]
 
 
 def edges() -> np.ndarray:
@@ -28,21 +28,30 @@ def test_the_installed_orjson_is_trusted() -> None:
     assert available()  # a declared dependency: without it the command falls back, but slowly
 
 
-def test_edges_are_written_as_json_dumps_writes_them() -> None:
+@pytest.mark.parametrize("comma", [False, True])
+def test_edges_are_written_as_json_dumps_writes_them(comma: bool) -> None:
     values = edges()
-    assert json_float_texts(values).to_pylist() == reference(values)
+    assert json_float_texts(values, comma=comma).to_pylist() == reference(values, comma)
 
 
+@pytest.mark.parametrize("comma", [False, True])
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_random_numbers_of_every_magnitude(seed: int) -> None:
+def test_random_numbers_of_every_magnitude(seed: int, comma: bool) -> None:
     rng = np.random.default_rng(seed)
     bits = rng.integers(0, 2**64, 50_000, dtype=np.uint64).view(np.float64)  # any double at all
     scales = rng.normal(0, 1, 50_000) * 10.0 ** rng.integers(-8, 18, 50_000)
     rounded = np.concatenate([np.round(rng.normal(0, 100, 5_000), digits) for digits in range(6)])
     values = np.concatenate([bits, scales, rounded])
-    assert json_float_texts(values).to_pylist() == reference(values)
+    assert json_float_texts(values, comma=comma).to_pylist() == reference(values, comma)
 
 
 def test_empty_and_single() -> None:
     assert json_float_texts(np.zeros(0)).to_pylist() == []
+    assert json_float_texts(np.zeros(0), comma=True).to_pylist() == []
     assert json_float_texts(np.array([16.01])).to_pylist() == ["16.01"]
+    assert json_float_texts(np.array([-1e-7]), comma=True).to_pylist() == ["-1e-07,"]
+
+
+def test_a_strided_column_is_read_in_order() -> None:
+    matrix = np.arange(12.0).reshape(4, 3) / 7.0
+    assert json_float_texts(matrix[:, 1], comma=True).to_pylist() == reference(matrix[:, 1], True)
