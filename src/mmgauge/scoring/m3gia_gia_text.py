@@ -19,8 +19,8 @@ from mmgauge.scoring.m3gia_gia import FloatArray, GiaScores
 
 #: Rows formatted per piece of output.
 CHUNK_ROWS = 20_000
-#: Rows per piece of `json_bytes` (about 340 bytes a row of the official scale: some 8 MB a piece).
-BYTES_CHUNK_ROWS = 25_000
+#: Rows per piece of `json_bytes` (some 340 bytes a row of the official scale: 5 MB a piece, a few in flight).
+BYTES_CHUNK_ROWS = 16_000
 #: Threads making the pieces of `json_bytes` (the machines this runs on have two cores or more).
 WORKERS = 2
 
