@@ -15,6 +15,7 @@ from typer.models import CommandInfo
 
 from mmgauge import __version__
 from mmgauge.cli.help_format import use_plain_arguments
+from mmgauge.cli.plain_values import use_plain_values
 from mmgauge.core.errors import UserError
 from mmgauge.core.secrets import scrub
 
@@ -181,16 +182,6 @@ def _stand_in(command: Callable[..., Any]) -> Callable[[], None]:
     return listed
 
 
-def _coerce_plain_values_directly(command: Any) -> None:
-    """`plain_values.use_plain_values`, when this Typer has the internals it builds on (else Typer coerces
-    every value itself, as it always can)."""
-    try:
-        from mmgauge.cli.plain_values import use_plain_values
-    except ImportError:
-        return
-    use_plain_values(command)
-
-
 def _part_for(args: list[str]) -> Callable[[_Tree], None] | None:
     words = [number for number, arg in enumerate(args) if not arg.startswith("-")]  # root options are flags
     if not words or "--help" in args[: words[0]]:
@@ -240,7 +231,7 @@ def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
     command = typer.main.get_command(build_app(args))
-    _coerce_plain_values_directly(command)
+    use_plain_values(command)
     try:
         # The exact invocation reaches commands as ctx.obj, so a run's manifest records what was typed.
         code = command.main(args=args, prog_name="mmgauge", standalone_mode=False, obj={"argv": args})
