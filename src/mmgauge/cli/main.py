@@ -15,7 +15,6 @@ from typer.models import CommandInfo
 
 from mmgauge import __version__
 from mmgauge.cli.help_format import use_plain_arguments
-from mmgauge.cli.plain_values import use_plain_values
 from mmgauge.core.errors import UserError
 from mmgauge.core.secrets import scrub
 
@@ -231,7 +230,6 @@ def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
     command = typer.main.get_command(build_app(args))
-    use_plain_values(command)
     try:
         # The exact invocation reaches commands as ctx.obj, so a run's manifest records what was typed.
         code = command.main(args=args, prog_name="mmgauge", standalone_mode=False, obj={"argv": args})
