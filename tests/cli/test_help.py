@@ -59,3 +59,37 @@ def test_both_exports_write_to_out(cli: Any, tmp_path: Path) -> None:
     assert scored["subtasks"]["OCR"] == json.loads(cli("score", "mme", tmp_path / "official", "--json").out)[
         "subtasks"]["OCR"]
     assert "missing option --out" in cli("export", "mme", tmp_path / "run").error_line()
+
+
+def _help_pages(app: typer.Typer) -> dict[tuple[str, ...], str]:
+    """The help page of the root and of every group (their command listings), by path."""
+    root: Any = typer.main.get_command(app)
+    pages: dict[tuple[str, ...], str] = {}
+
+    def walk(command: Any, path: tuple[str, ...], parent: Any) -> None:
+        if not hasattr(command, "commands"):
+            return
+        context = command.make_context(" ".join(("mmgauge", *path)), [], parent=parent,
+                                       resilient_parsing=True)
+        pages[path] = command.get_help(context)
+        for name, sub in command.commands.items():
+            walk(sub, (*path, name), context)
+
+    walk(root, (), None)
+    return pages
+
+
+def test_help_listings_show_what_the_real_tree_shows(cli: Any) -> None:
+    from mmgauge.cli.main import build_app
+
+    listing = _help_pages(build_app(["--help"]))
+    assert set(listing) >= {(), ("score",), ("export",), ("cache",), ("cfa",)}
+    assert listing == _help_pages(build_app())
+    # The listing's stand-ins never replace the real commands in this process.
+    assert "Usage: mmgauge report [OPTIONS] RUN_DIRS..." in cli("report", "--help").out
+    real: Any = typer.main.get_command(build_app())
+    for path in (("cfa", "fit"), ("report",), ("score", "mme")):
+        command = real
+        for name in path:
+            command = command.commands[name]
+        assert [p for p in command.params if p.name != "help"], path

@@ -77,3 +77,48 @@ def test_a_workbook_with_other_columns_must_name_them(cli: Any, tmp_path: Path) 
     broken = tmp_path / "broken.xlsx"
     broken.write_bytes(b"PK\x03\x04 not really a workbook")
     assert "broken.xlsx: cannot read the workbook" in gia(cli, broken).error_line()
+
+
+def awkward_counts_csv(path: Path, rows: int) -> Path:
+    """Counts in shuffled column order with an ignored unicode column, CRLF line ends, a quoted cell, rows
+    of all zeros and of every maximum, and repeated rows."""
+    import random
+
+    from mmgauge.scoring.m3gia_gia import load_published_model, question_counts
+
+    rng = random.Random(7)
+    indicators = list(load_published_model("en").indicators)
+    maxima = question_counts("en")
+    order = indicators[:]
+    rng.shuffle(order)
+    body = [[rng.randint(0, maxima[c]) for c in order] for _ in range(rows)]
+    body += [[0] * len(order), [maxima[c] for c in order], body[0], body[0]]
+    lines = ["\"modèle ✓\"," + ",".join(order)]
+    lines += [f"m{i}," + ",".join(f'"{v}"' if i == 1 and j == 0 else str(v) for j, v in enumerate(row))
+              for i, row in enumerate(body)]
+    path.write_bytes(("\r\n".join(lines) + "\r\n").encode("utf-8"))
+    return path
+
+
+@pytest.mark.parametrize("scale", ["official", "standardised"])
+def test_csv_counts_print_the_reference_json(cli: Any, tmp_path: Path, scale: str) -> None:
+    """The column-wise path (pyarrow reading, arrow-joined JSON) prints what the row-wise reference prints:
+    pandas reading, `counts_matrix`, a `GiaResult` dumped by json.dumps."""
+    from mmgauge.cli.inputs import read_counts, read_csv
+    from mmgauge.scoring.m3gia_gia import compute_gia, human_stats_from_table, load_published_model
+
+    path = awkward_counts_csv(tmp_path / "counts.csv", 60)
+    indicators = load_published_model("en").indicators
+    extra = ["--ignore", "modèle ✓"]
+    stats = None
+    if scale == "standardised":
+        stats_path = tmp_path / "human.csv"
+        stats_path.write_text("column,mean,sd\n" + "".join(f"{c},{2 + i / 3},{1 + i / 7}\n"
+                                                           for i, c in enumerate(indicators)))
+        stats = human_stats_from_table(read_csv(stats_path), str(stats_path))
+        extra += ["--scale", "standardised", "--human-stats", str(stats_path)]
+    table = read_counts(path, indicators, ["modèle ✓"])
+    reference = compute_gia(table, "en", scale, stats)  # type: ignore[arg-type]
+    result = gia(cli, path, *extra)
+    assert result.code == 0, result.err
+    assert result.out == json.dumps(reference.model_dump()) + "\n"

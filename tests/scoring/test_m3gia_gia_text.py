@@ -1,5 +1,6 @@
-"""The column-wise M3GIA output is the reference output, character for character; a CSV of counts read
-with pyarrow gives the same matrix as the pandas reading."""
+"""The column-wise M3GIA output is the reference output, character for character (the JSON made a column
+at a time with arrow included); a CSV of counts read with pyarrow gives the same matrix as the pandas
+reading."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ import pytest
 
 from mmgauge.api.scores import m3gia_gia_scores
 from mmgauge.cli.inputs import counts_from_csv, read_counts
+from mmgauge.scoring import m3gia_gia_text as text
 from mmgauge.scoring.m3gia_gia import (
     GiaResult,
+    GiaScores,
     HumanStats,
     counts_matrix,
     gia_scores,
@@ -21,7 +24,7 @@ from mmgauge.scoring.m3gia_gia import (
     percentile_among,
     question_counts,
 )
-from mmgauge.scoring.m3gia_gia_text import CHUNK_ROWS, json_chunks, text_lines
+from mmgauge.scoring.m3gia_gia_text import CHUNK_ROWS, json_bytes, json_chunks, text_lines
 
 
 def counts(rows: int, seed: int) -> np.ndarray:
@@ -85,3 +88,57 @@ def test_a_csv_with_a_problem_is_left_to_the_reference_reading(tmp_path: Path) -
 
     with pytest.raises(UserError, match="empty cell"):
         m3gia_gia_scores(path, "en")
+
+
+def scores_of(official: np.ndarray, standardised: np.ndarray | None = None) -> GiaScores:
+    """Scores with chosen numbers (the factor model never makes most of these, the writer must still)."""
+    factors = load_published_model("en").factors
+    percentile = None if standardised is None else np.linspace(0.0, 100.0, len(standardised))
+    scale = "official" if standardised is None else "standardised"
+    return GiaScores("en", 16.01, scale, factors, official, standardised, percentile)  # type: ignore[arg-type]
+
+
+def awkward(rows: int, seed: int) -> np.ndarray:
+    """Ordinary scores with tiny, huge, zero, negative-zero and subnormal numbers mixed in."""
+    rng = np.random.default_rng(seed)
+    values = rng.normal(5.0, 300.0, (rows, len(load_published_model("en").factors)))
+    odd = [0.0, -0.0, 1e-5, -2.5e-7, 1e-4, 9.99e-5, 1e15, 3e16, -1e22, 5e-324, 12.0, 1e-300]
+    if values.size:
+        cells = rng.integers(0, values.size, len(odd) * 3)
+        values.flat[cells] = odd * 3
+    return values
+
+
+@pytest.mark.parametrize("rows", [0, 1, 2, 5, 23])
+@pytest.mark.parametrize("scale", ["official", "standardised"])
+def test_json_bytes_is_the_reference_json(rows: int, scale: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(text, "BYTES_CHUNK_ROWS", 4)  # several pieces, the last one short
+    official = awkward(rows, rows)
+    scores = scores_of(official, awkward(rows, rows + 100) if scale == "standardised" else None)
+    made = b"".join(bytes(piece) for piece in json_bytes(scores)).decode("utf-8")
+    assert made == "".join(json_chunks(scores)) == json.dumps(scores.result().model_dump())
+
+
+def test_json_bytes_of_real_scores_is_the_reference_json() -> None:
+    scores = gia_scores(counts(text.BYTES_CHUNK_ROWS + 3, 5), "en")
+    made = b"".join(bytes(piece) for piece in json_bytes(scores)).decode("utf-8")
+    assert made == "".join(json_chunks(scores))
+
+
+def test_json_bytes_of_non_finite_scores_is_the_reference_json() -> None:
+    official = awkward(6, 9)
+    official[2, 1], official[4, 0] = np.nan, -np.inf
+    scores = scores_of(official)
+    made = b"".join(bytes(piece) for piece in json_bytes(scores)).decode("utf-8")
+    assert made == json.dumps(scores.result().model_dump())
+
+
+def test_json_bytes_without_a_trusted_formatter_is_the_reference_json(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from mmgauge.scoring import float_text
+
+    monkeypatch.setattr(float_text, "available", lambda: False)
+    scores = scores_of(awkward(9, 4))
+    made = b"".join(bytes(piece) for piece in json_bytes(scores)).decode("utf-8")
+    assert made == json.dumps(scores.result().model_dump())

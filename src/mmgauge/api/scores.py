@@ -28,7 +28,7 @@ def score_mme(source: str | Path, parser: str | None = None, *, notes: list[str]
     unless a parser is given. Notes worth showing (files left out, a run not scored) go to `notes`.
     """
     from mmgauge.benchmarks.mme.answers import load_columns
-    from mmgauge.extraction.yesno import PARSERS
+    from mmgauge.extraction.parser_names import PARSERS
     from mmgauge.scoring.mme import score_mme_columns
 
     if parser is not None and parser not in PARSERS:
@@ -188,7 +188,7 @@ def score_general_level(
     mapping: str | Path | None = None,
 ) -> LevelScore:
     from mmgauge.general_level import load_results, load_specialist_table
-    from mmgauge.general_level.runs import RunMapping, is_run_folder, load_mapping, tables_from_runs
+    from mmgauge.general_level.run_paths import is_run_folder
     from mmgauge.scoring.general_level import score_levels
 
     sources = [Path(results)] if isinstance(results, str | Path) else [Path(r) for r in results]
@@ -203,6 +203,8 @@ def score_general_level(
     if not runs and mapping is None and len(files) == 1:
         table = load_results(files[0], specialist, model)
     else:
+        from mmgauge.general_level.runs import RunMapping, load_mapping, tables_from_runs
+
         # Files alone need no run mapping; an explicit one still brings its score files.
         chosen = load_mapping(Path(mapping) if mapping else None) if runs or mapping else RunMapping()
         table, coverage = tables_from_runs(runs, specialist, chosen, files, model)

@@ -12,7 +12,6 @@ import asyncio
 import hashlib
 import importlib.util
 import io
-import json
 import re
 import threading
 import time
@@ -23,15 +22,11 @@ from typing import Any
 
 from mmgauge.backends._quiet import no_transformers_progress_bars
 from mmgauge.backends.base import Backend, BackendSettings, Request
+from mmgauge.backends.checkpoints import EXTRA_HINT, hash_model_files, one_line, resolve_model_dir
 from mmgauge.core.errors import EndpointError, UserError
 from mmgauge.core.types import GenerationConfig, ImagePart, ModelResponse, ModelSpec, Usage
 
-EXTRA_HINT = "the hf backend needs the 'hf' extra: pip install 'mmgauge[hf]'"
 DTYPES = {"auto", "float32", "fp32", "bfloat16", "bf16", "float16", "fp16", "half"}
-_REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
-_BLOB_NAME = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
-_WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".gguf", ".ckpt")
-_SMALL_FILE = 16 * 1024 * 1024
 
 #: One request ready for the chat template: messages in transformers' format, and its decoded images in order.
 _Item = tuple[list[dict[str, Any]], list[Any]]
@@ -68,7 +63,7 @@ class HFBackend(Backend):
         self.dtype = dtype
         self.trust_remote_code = trust_remote_code
         # Resolved now, not at first use, so that a wrong path stops the run before anything starts.
-        self.directory = _resolve_model_dir(path)
+        self.directory = resolve_model_dir(path)
         self._fingerprint: str | None = None
         self._loaded: _Loaded | None = None
         self._lock = threading.Lock()
@@ -144,86 +139,6 @@ class HFBackend(Backend):
         return [answers[i] for i in range(len(requests))]
 
 
-def _resolve_model_dir(path: str) -> Path:
-    local = Path(path).expanduser()
-    if local.exists():
-        if not (local / "config.json").is_file():
-            raise UserError("not a transformers model folder (no config.json)", file=str(local))
-        return local.resolve()
-    if not _REPO_ID.match(path):
-        raise UserError("model folder not found", file=path)
-    try:
-        from huggingface_hub import snapshot_download
-    except ImportError:
-        raise UserError(EXTRA_HINT) from None
-    try:
-        snapshot = Path(snapshot_download(path, local_files_only=True))
-    except Exception:  # the hub raises several types for "not cached"; all mean the same here
-        raise UserError(
-            f"'{path}' is neither a local folder nor in the local Hugging Face cache; it must be downloaded "
-            f"beforehand (e.g. `hf download {path}`), nothing is downloaded at run time",
-            field="--model",
-        ) from None
-    if not (snapshot / "config.json").is_file():
-        raise UserError("cached snapshot has no config.json (incomplete download?)", file=str(snapshot))
-    return snapshot
-
-
-def hash_model_files(digest: Any, directory: Path) -> None:
-    """Feed a checkpoint folder's files into a fingerprint digest (names and cheap content identities)."""
-    for relative, file in _model_files(directory):
-        digest.update(relative.encode() + b"\0" + _file_identity(file) + b"\0")
-
-
-def _model_files(directory: Path) -> list[tuple[str, Path]]:
-    found = []
-    for file in directory.rglob("*"):
-        relative = file.relative_to(directory)
-        # Hidden entries (.cache, .git) and prose do not change what the model answers.
-        if any(part.startswith(".") for part in relative.parts) or file.suffix == ".md" or not file.is_file():
-            continue
-        found.append((relative.as_posix(), file))
-    return sorted(found)
-
-
-def _file_identity(file: Path) -> bytes:
-    """Bytes that change whenever the file's content does, without reading gigabytes of weights."""
-    if file.is_symlink():
-        # Hugging Face cache snapshots link to blobs named by their content hash: the name is the identity.
-        target = file.resolve().name
-        if _BLOB_NAME.match(target):
-            return b"blob:" + target.encode()
-    size = file.stat().st_size
-    if size <= _SMALL_FILE and not file.name.endswith(_WEIGHT_SUFFIXES):
-        return b"sha256:" + hashlib.sha256(file.read_bytes()).digest()
-    digest = hashlib.sha256(f"size={size}\0".encode())
-    with file.open("rb") as handle:
-        spans = _safetensors_spans(handle, size, digest) if file.suffix == ".safetensors" else None
-        # Without a layout to follow: evenly spaced samples, both ends included.
-        for start, length in spans or [((size - 65536) * i // 16, 65536) for i in range(17)]:
-            handle.seek(max(0, start))
-            digest.update(handle.read(length))
-    return b"sampled:" + digest.digest()
-
-
-def _safetensors_spans(handle: io.BufferedReader, size: int, digest: Any) -> list[tuple[int, int]] | None:
-    # The header names every tensor's dtype, shape and offsets; the two ends of each tensor's data then tell
-    # apart checkpoints of one architecture (a fine-tune moves almost every weight, added tokens move the last
-    # rows of the embeddings).
-    header_len = int.from_bytes(handle.read(8), "little")
-    if not 0 < header_len <= size - 8:
-        return None
-    header = handle.read(header_len)
-    try:
-        entries = sorted((k, v["data_offsets"]) for k, v in json.loads(header).items() if k != "__metadata__")
-    except (ValueError, KeyError, TypeError):
-        return None
-    digest.update(header)
-    base = 8 + header_len
-    ends = [(begin, max(begin, end - 256), end) for _, (begin, end) in entries]
-    return [(base + at, min(256, end - at)) for begin, last, end in ends for at in (begin, last)]
-
-
 def _pick_device(torch: Any, requested: str) -> str:
     if requested != "auto":
         if requested.startswith("cuda") and not torch.cuda.is_available():
@@ -264,7 +179,7 @@ def _load(directory: Path, device_request: str, dtype_request: str, trust_remote
             stage = f"the model onto {device}"
             model.to(device).eval()
     except Exception as error:
-        raise EndpointError(f"cannot load {stage}: {_one_line(error)}", file=str(directory)) from None
+        raise EndpointError(f"cannot load {stage}: {one_line(error)}", file=str(directory)) from None
 
     tokenizer = getattr(processor, "tokenizer", processor)
     chat_template = _find_chat_template(processor, tokenizer)
@@ -296,7 +211,7 @@ def _load_model(hf: Any, directory: Path, dtype: Any, common: dict[str, Any]) ->
             try:
                 return getattr(hf, name).from_pretrained(directory, **common, **dtype_option)
             except ValueError as error:  # this auto class does not know the architecture: try the next
-                failures.append(f"{name}: {_one_line(error)}")
+                failures.append(f"{name}: {one_line(error)}")
     raise ValueError("no transformers auto class can load it; " + "; ".join(failures))
 
 
@@ -318,7 +233,7 @@ def _run_group(loaded: _Loaded, requests: list[Request], config: GenerationConfi
         try:
             items[index] = _conversation(request, config, loaded.multimodal)
         except Exception as error:  # a broken image spoils its own request only
-            responses[index] = ModelResponse(error=f"cannot prepare the request: {_one_line(error)}")
+            responses[index] = ModelResponse(error=f"cannot prepare the request: {one_line(error)}")
     if items:
         responses.update(zip(items, _answer(loaded, list(items.values()), config), strict=True))
     latency = time.perf_counter() - started
@@ -337,7 +252,7 @@ def _answer(loaded: _Loaded, items: list[_Item], config: GenerationConfig) -> li
         if len(items) > 1 and out_of_memory:
             # Memory ran out for the whole batch; alone, each request may still fit.
             return [answer for item in items for answer in _answer(loaded, [item], config)]
-        return [ModelResponse(error=f"generation failed: {_one_line(error)}") for _ in items]
+        return [ModelResponse(error=f"generation failed: {one_line(error)}") for _ in items]
 
 
 def _conversation(request: Request, config: GenerationConfig, multimodal: bool) -> _Item:
@@ -420,9 +335,3 @@ def _generate(loaded: _Loaded, items: list[_Item], config: GenerationConfig) -> 
             usage=Usage(prompt_tokens=prompt_tokens, completion_tokens=len(kept) + (stop is not None)),
         ))
     return answers
-
-
-def _one_line(error: BaseException) -> str:
-    text = str(error).strip().splitlines()
-    first = text[0] if text else ""
-    return f"{type(error).__name__}: {first}"[:500]

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from mmgauge.backends.base import Backend, BackendSettings, Request
-from mmgauge.backends.hf import _one_line, _resolve_model_dir, hash_model_files
+from mmgauge.backends.checkpoints import hash_model_files, one_line, resolve_model_dir
 from mmgauge.backends.openai import to_openai_messages
 from mmgauge.core.errors import EndpointError, UserError
 from mmgauge.core.types import GenerationConfig, ImagePart, ModelResponse, ModelSpec, Usage
@@ -135,7 +135,7 @@ def chat_messages(request: Request, image_limit: int | None) -> list[dict[str, A
     try:
         return to_openai_messages(request.messages, request.config.system_prompt)
     except (OSError, ValueError, UserError) as error:
-        raise ValueError(f"cannot read an image: {_one_line(error)}") from None
+        raise ValueError(f"cannot read an image: {one_line(error)}") from None
 
 
 def config_groups(requests: Sequence[Request]) -> list[tuple[GenerationConfig, list[int]]]:
@@ -193,7 +193,7 @@ class VLLMBackend(Backend):
         self.chat_template_file = template
         self.chat_template = _read_template(template) if template else None
         # Resolved now (a local folder or the local Hugging Face cache) so a wrong path fails before the run.
-        self.directory = _resolve_model_dir(path)
+        self.directory = resolve_model_dir(path)
         limits = self.engine_options.get("limit_mm_per_prompt", {})
         image_limit = limits.get("image")
         self.image_limit: int | None = image_limit if isinstance(image_limit, int) else None
@@ -241,7 +241,7 @@ class VLLMBackend(Backend):
                 try:
                     self._llm = vllm.LLM(**self.engine_kwargs())
                 except Exception as error:
-                    raise EndpointError(f"vLLM could not load {self.directory}: {_one_line(error)}") from None
+                    raise EndpointError(f"vLLM could not load {self.directory}: {one_line(error)}") from None
 
     async def generate(self, batch: Sequence[Request]) -> list[ModelResponse]:
         if not batch:
@@ -278,7 +278,7 @@ class VLLMBackend(Backend):
             # The engine refused an input (too long, too many images, template error): find which, alone.
             if len(conversations) > 1:
                 return [answer for one in conversations for answer in self._chat([one], params)]
-            return [ModelResponse(error=f"vLLM refused the request: {_one_line(error)}")]
+            return [ModelResponse(error=f"vLLM refused the request: {one_line(error)}")]
         # Every request of the call waited for the whole call, as with the hf backend.
         latency = time.perf_counter() - started
         return [to_response(output, latency) for output in outputs]
@@ -293,4 +293,4 @@ def _read_template(path: str) -> str:
     try:
         return Path(path).expanduser().read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        raise UserError(f"cannot read the chat template: {_one_line(error)}", file=path) from None
+        raise UserError(f"cannot read the chat template: {one_line(error)}", file=path) from None

@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from mmgauge.stats.agreement import Kappa
     from mmgauge.store.judge_audit import AgreementStudy
 
@@ -67,6 +68,8 @@ def kappa_text(kappa: Kappa | None) -> str:
 
 
 def study_table(result: AgreementStudy) -> Table:
+    from rich.table import Table  # only when the table is shown: `mmgauge --help` mounts this module
+
     table = Table(title=f"Judge {result.judge} re-reading {result.overall.items} rule-read answers "
                         f"(seed {result.seed})", title_justify="left")
     table.add_column("answers")

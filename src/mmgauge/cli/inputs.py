@@ -117,16 +117,24 @@ def counts_from_csv(path: Path, language: str, ignore: list[str]) -> FloatArray 
     if (len(set(names)) != len(names) or any(name not in names for name in ignore)
             or sorted(kept) != sorted(indicators) or table.num_rows == 0):
         return None
-    maxima = question_counts(language)
-    values = np.empty((table.num_rows, len(indicators)), dtype=np.float64)
-    for j, name in enumerate(indicators):
+    for name in indicators:
         column = table.column(name)
         if not pa.types.is_integer(column.type) or column.null_count:
             return None
-        numbers = to_numpy(column)
-        if numbers.min() < 0 or numbers.max() > maxima[name]:
-            return None
-        values[:, j] = numbers
+    maxima = [question_counts(language)[name] for name in indicators]
+    places = [names.index(name) for name in indicators]
+    values = np.empty((table.num_rows, len(indicators)), dtype=np.float64)
+    start = 0
+    # Batch by batch (the blocks the reader parsed), so that a block of the rows-by-types matrix is filled
+    # while it is in the cache: column by column over the whole matrix costs more than reading the file.
+    for batch in table.to_batches():
+        block = values[start:start + batch.num_rows]
+        start += batch.num_rows
+        for j, (place, most) in enumerate(zip(places, maxima, strict=True)):
+            numbers = to_numpy(batch.column(place))
+            if len(numbers) and (numbers.min() < 0 or numbers.max() > most):
+                return None
+            block[:, j] = numbers
     del table
     pa.default_memory_pool().release_unused()  # the table's memory goes back before the scores are made
     return values

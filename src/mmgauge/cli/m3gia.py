@@ -9,6 +9,7 @@ official score (raw counts into the published model), the standardised scale add
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -52,12 +53,35 @@ def gia_command(
 ) -> None:
     """Compute the GIA (and normalised GIA) for each row of a counts file."""
     from mmgauge.api.scores import m3gia_gia_scores
-    from mmgauge.scoring.m3gia_gia_text import json_chunks, text_lines
+    from mmgauge.scoring.m3gia_gia_text import json_bytes, text_lines
 
     scores = m3gia_gia_scores(counts, language, scale=scale.value, human_stats=human_stats,
                               ignore=ignore or [])
-    pieces = json_chunks(scores) if as_json else (line + "\n" for line in text_lines(scores))
-    for piece in pieces:
-        sys.stdout.write(piece)
     if as_json:
+        _write_overlapped(json_bytes(scores))
         sys.stdout.write("\n")
+        return
+    for line in text_lines(scores):
+        sys.stdout.write(line + "\n")
+
+
+def _write_overlapped(pieces: Iterator[memoryview]) -> None:
+    """Write the pieces to stdout's bytes, each while the next one is made (a million rows are some 340 MB
+    of JSON: writing them takes about as long as making them, and both release the GIL in large parts)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    out = getattr(sys.stdout, "buffer", None)
+    if out is None:  # a text-only stream (some test harnesses)
+        for piece in pieces:
+            sys.stdout.write(str(piece, "utf-8"))
+        return
+    sys.stdout.flush()
+    with ThreadPoolExecutor(max_workers=1) as writer:
+        pending = None
+        for piece in pieces:
+            if pending is not None:
+                pending.result()  # the piece before is written (and its buffer may go) before the next
+            pending = writer.submit(out.write, piece)
+        if pending is not None:
+            pending.result()
+    out.flush()

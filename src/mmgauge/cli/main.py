@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 import importlib
 import sys
@@ -10,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import typer
+from typer.models import CommandInfo
 
 from mmgauge import __version__
 from mmgauge.cli.help_format import use_plain_arguments
@@ -125,13 +127,58 @@ PART_ALIASES: dict[str, str] = {"export mme": "score mme", "export mmbench": "sc
 
 
 def build_app(args: list[str] | None = None) -> typer.Typer:
-    """The command tree for `args`: only the part that serves the command they name, or the whole tree."""
+    """The command tree for `args`: only the part that serves the command they name, or the whole tree.
+
+    The whole tree for `args` (a help page or an unknown command: nothing runs) is a listing: its commands
+    keep their names and help but not their parameters, which Typer would otherwise resolve for every
+    command (half the time of `mmgauge --help`). Without `args` it is the real tree.
+    """
     tree = _Tree.new()
     part = _part_for(args) if args is not None else None
     for register in [part] if part is not None else PARTS.values():
         register(tree)
+    if args is not None and part is None:
+        _list_only(tree.app)
     use_plain_arguments(tree.app)
     return tree.app
+
+
+def _list_only(app: typer.Typer) -> None:
+    """Each command of `app` and of its groups as a stand-in without parameters (same name and help).
+
+    Commands and groups are replaced by changed copies: modules' own Typer apps (`cfa`, `report`, ...) are
+    mounted as they are and must stay real for the next tree built in this process.
+    """
+    app.registered_commands = [_listed(info) for info in app.registered_commands]
+    groups = []
+    for group in app.registered_groups:
+        if group.typer_instance is not None:
+            instance = copy.copy(group.typer_instance)
+            _list_only(instance)
+            group = copy.copy(group)
+            group.typer_instance = instance
+        groups.append(group)
+    app.registered_groups = groups
+
+
+def _listed(info: CommandInfo) -> CommandInfo:
+    listed = copy.copy(info)
+    if info.callback is not None:
+        listed.callback = _stand_in(info.callback)
+    return listed
+
+
+def _stand_in(command: Callable[..., Any]) -> Callable[[], None]:
+    """A parameterless function named and documented like `command`, for a help listing."""
+
+    def listed() -> None:
+        # A listing only shows help; a command that runs is always mounted for real (`_part_for`).
+        raise RuntimeError(f"{command.__name__} was mounted for a help listing only")
+
+    listed.__name__ = listed.__qualname__ = command.__name__
+    listed.__doc__ = command.__doc__
+    listed.__module__ = command.__module__
+    return listed
 
 
 def _part_for(args: list[str]) -> Callable[[_Tree], None] | None:

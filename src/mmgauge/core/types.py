@@ -12,8 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from mmgauge.core.errors import UserError
-
-SCHEMA_VERSION = 1
+from mmgauge.core.schema_version import SCHEMA_VERSION as SCHEMA_VERSION
 
 
 class ImageRef(BaseModel):

@@ -14,12 +14,10 @@ resolve.
 from __future__ import annotations
 
 import re
-from typing import Final, Literal
 
 from mmgauge.core.types import Extraction
-
-ParserName = Literal["official", "words"]
-PARSERS: Final[tuple[str, ...]] = ("official", "words")
+from mmgauge.extraction.parser_names import PARSERS as PARSERS
+from mmgauge.extraction.parser_names import ParserName as ParserName
 
 # Letters only: digits, underscores and punctuation separate words ("no." and "yes," are words).
 _WORD = re.compile(r"[^\W\d_]+")

@@ -25,10 +25,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from mmgauge.core.errors import UserError
+from mmgauge.general_level.run_paths import is_run_folder as is_run_folder
+from mmgauge.general_level.run_paths import scored_run_folder
 from mmgauge.general_level.tables import load_results
 from mmgauge.scoring.general_level.metrics import find_metric
 from mmgauge.scoring.general_level.records import SHEETS, ResultTable, ScoreSource, TaskRow
-from mmgauge.store.run_folder import RunFolder
 
 MAPPING_VERSION = 1
 
@@ -194,20 +195,9 @@ def check_mapping(mapping: RunMapping, specialist: Sequence[TaskRow]) -> dict[in
     return found
 
 
-def _folder(path: Path) -> RunFolder | None:
-    """The run folder `path` is (or whose results file it names), if it holds scored results."""
-    folder = RunFolder.results_file_of(path) or RunFolder(path)
-    return folder if folder.has_results() else None
-
-
-def is_run_folder(path: Path) -> bool:
-    """A folder written by ``mmgauge run`` with scored results (or the results file inside one)."""
-    return _folder(path) is not None
-
-
 class _Run:
     def __init__(self, path: Path) -> None:
-        folder = _folder(path)
+        folder = scored_run_folder(path)
         if folder is None:
             raise UserError("not a run folder: it has no scored results", file=str(path))
         results = folder.read_results()

@@ -36,16 +36,31 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel, ConfigDict
 
 from mmgauge.core.errors import UserError
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    # Re-exported (`as`): callers import them from here.
+    from mmgauge.scoring.m3gia_gia_models import GiaResult as GiaResult
+    from mmgauge.scoring.m3gia_gia_models import GiaRow as GiaRow
+    from mmgauge.scoring.m3gia_gia_models import HumanStats as HumanStats
+
+#: The pydantic models, defined in `m3gia_gia_models` and imported from there on first use.
+_MODELS = ("GiaResult", "GiaRow", "HumanStats")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _MODELS:
+        from mmgauge.scoring import m3gia_gia_models
+
+        return getattr(m3gia_gia_models, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 Scale = Literal["official", "standardised"]
 FloatArray = npt.NDArray[np.float64]
@@ -194,32 +209,6 @@ def question_counts(language: str) -> dict[str, int]:
     return dict(counts)
 
 
-class HumanStats(BaseModel):
-    """Raw per-type mean and SD of the human sample a model was fitted on (not in the M3GIA release)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    mean: dict[str, float]
-    sd: dict[str, float]
-
-
-class GiaRow(BaseModel):
-    gia: float
-    gia_normalised: float
-    factors: dict[str, float]
-    scale: Scale
-    gia_standardised: float | None = None
-    factors_standardised: dict[str, float] | None = None
-    human_percentile: float | None = None
-
-
-class GiaResult(BaseModel):
-    language: str
-    human_gia: float
-    scale: Scale
-    rows: list[GiaRow]
-
-
 def counts_matrix(counts: pd.DataFrame, language: str, lines: Sequence[int] | None = None) -> FloatArray:
     """Validate a counts table and return it in the published column order (rows x 18).
 
@@ -294,6 +283,8 @@ class GiaScores:
         return self.factors.index(GENERAL_FACTOR)
 
     def result(self) -> GiaResult:
+        from mmgauge.scoring.m3gia_gia_models import GiaResult, GiaRow
+
         g, human = self.general, self.human_gia
         rows: list[GiaRow] = []
         for i, values in enumerate(self.official.tolist()):
@@ -379,6 +370,8 @@ def human_stats_from_table(table: pd.DataFrame, source: str) -> HumanStats:
             raise UserError(
                 "human statistics table needs columns column, mean, sd", file=source, field=needed
             )
+    from mmgauge.scoring.m3gia_gia_models import HumanStats
+
     means: dict[str, float] = {}
     sds: dict[str, float] = {}
     cells = zip(table["column"], table["mean"], table["sd"], strict=True)

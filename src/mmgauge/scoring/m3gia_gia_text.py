@@ -1,7 +1,11 @@
 """What `mmgauge score m3gia` prints, written from `GiaScores` in column form: the JSON is exactly
 `json.dumps(scores.result().model_dump())` and the text exactly the lines the command prints from a
-`GiaResult`, without a model object (or a dict) per row. Each row is one `%` formatting of its numbers:
-`%r` of a float is the text `json.dumps` writes for it, and `%.4f` the text of `f"{x:.4f}"`.
+`GiaResult`, without a model object (or a dict) per row.
+
+`json_chunks` (the reference) formats each row with one `%` of its numbers: `%r` of a float is the text
+`json.dumps` writes for it, and `%.4f` the text of `f"{x:.4f}"`. `json_bytes`, what the command writes, is
+the same text built a column at a time: each column's numbers as text (`float_text`), then each row joined
+from those texts and the template's fixed pieces by arrow, with no Python object per row or number.
 """
 
 from __future__ import annotations
@@ -11,24 +15,26 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from mmgauge.scoring.m3gia_gia import GiaScores
+from mmgauge.scoring.m3gia_gia import FloatArray, GiaScores
 
 #: Rows formatted per piece of output.
 CHUNK_ROWS = 20_000
+#: Rows per piece of `json_bytes` (some 340 bytes a row of the official scale: 5 MB a piece, a few in flight).
+BYTES_CHUNK_ROWS = 16_000
+#: Threads making the pieces of `json_bytes` (the machines this runs on have two cores or more).
+WORKERS = 2
+
+#: A column of a row's numbers: (which array, which of its columns); the general factor's column appears
+#: twice (as `gia` and among the factors) and is formatted once.
+_Key = tuple[str, int]
 
 
 def _factors(names: tuple[str, ...]) -> str:
     return "{" + ", ".join(f"{json.dumps(name)}: %r" for name in names) + "}"
 
 
-def json_chunks(scores: GiaScores) -> Iterator[str]:
-    """The JSON text of `scores.result().model_dump()`, in pieces."""
-    arrays = [scores.official] + [a for a in (scores.standardised, scores.human_percentile) if a is not None]
-    if not all(np.isfinite(array).all() for array in arrays):  # NaN and infinity: json.dumps's own spelling
-        yield json.dumps(scores.result().model_dump())
-        return
-    yield (f'{{"language": {json.dumps(scores.language)}, "human_gia": {scores.human_gia!r}, '
-           f'"scale": {json.dumps(scores.scale)}, "rows": [')
+def _template(scores: GiaScores) -> str:
+    """One row's JSON with `%r` for each number, in the order of `_keys`."""
     template = '{"gia": %r, "gia_normalised": %r, "factors": ' + _factors(scores.factors)
     template += f', "scale": {json.dumps(scores.scale)}, '
     if scores.standardised is None:
@@ -36,6 +42,46 @@ def json_chunks(scores: GiaScores) -> Iterator[str]:
     else:
         template += f'"gia_standardised": %r, "factors_standardised": {_factors(scores.factors)}, '
         template += '"human_percentile": %r}'
+    return template
+
+
+def _keys(scores: GiaScores) -> list[_Key]:
+    g, width = scores.general, len(scores.factors)
+    keys = [("official", g), ("normalised", 0), *(("official", j) for j in range(width))]
+    if scores.standardised is not None and scores.human_percentile is not None:
+        keys += [("standardised", g), *(("standardised", j) for j in range(width)), ("percentile", 0)]
+    return keys
+
+
+def _column(scores: GiaScores, key: _Key, start: int, stop: int) -> FloatArray:
+    name, j = key
+    if name == "official":
+        return scores.official[start:stop, j]
+    if name == "normalised":
+        return scores.official[start:stop, scores.general] / scores.human_gia * 100.0
+    if name == "standardised" and scores.standardised is not None:
+        return scores.standardised[start:stop, j]
+    assert name == "percentile" and scores.human_percentile is not None
+    return scores.human_percentile[start:stop]
+
+
+def _header(scores: GiaScores) -> str:
+    return (f'{{"language": {json.dumps(scores.language)}, "human_gia": {scores.human_gia!r}, '
+            f'"scale": {json.dumps(scores.scale)}, "rows": [')
+
+
+def _finite(scores: GiaScores) -> bool:
+    arrays = [scores.official] + [a for a in (scores.standardised, scores.human_percentile) if a is not None]
+    return all(np.isfinite(array).all() for array in arrays)
+
+
+def json_chunks(scores: GiaScores) -> Iterator[str]:
+    """The JSON text of `scores.result().model_dump()`, in pieces."""
+    if not _finite(scores):  # NaN and infinity: json.dumps's own spelling
+        yield json.dumps(scores.result().model_dump())
+        return
+    yield _header(scores)
+    template = _template(scores)
     for start in range(0, len(scores.official), CHUNK_ROWS):
         rows = [template % values for values in _row_values(scores, start, start + CHUNK_ROWS)]
         yield (", " if start else "") + ", ".join(rows)
@@ -43,13 +89,55 @@ def json_chunks(scores: GiaScores) -> Iterator[str]:
 
 
 def _row_values(scores: GiaScores, start: int, stop: int) -> list[tuple[float, ...]]:
-    g = scores.general
-    official = scores.official[start:stop]
-    columns = [official[:, g], official[:, g] / scores.human_gia * 100.0, *official.T]
-    if scores.standardised is not None and scores.human_percentile is not None:
-        standardised = scores.standardised[start:stop]
-        columns += [standardised[:, g], *standardised.T, scores.human_percentile[start:stop]]
+    columns = [_column(scores, key, start, stop) for key in _keys(scores)]
     return list(zip(*(column.tolist() for column in columns), strict=True))
+
+
+def json_bytes(scores: GiaScores) -> Iterator[memoryview]:
+    """`json_chunks`'s text as UTF-8, in pieces, made a column at a time (the pieces are views of the arrow
+    buffers the rows were joined in, which they keep alive). Pieces are made by `WORKERS` threads, a few
+    ahead of the one handed out (arrow's kernels let go of the GIL), and handed out in order."""
+    from collections import deque
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+    from mmgauge.datasources.arrow_numpy import compute, string_buffers, strings
+    from mmgauge.scoring.float_text import available, json_float_texts
+
+    keys = _keys(scores)
+    if not (_finite(scores) and available()):  # non-finite numbers are rare: the reference spells them
+        for piece in json_chunks(scores):
+            yield memoryview(piece.encode("utf-8"))
+        return
+    yield memoryview(_header(scores).encode("utf-8"))
+    # Every row starts with the ", " that separates it from the one before; the first row's is cut off.
+    pieces = (", " + _template(scores)).split("%r")
+    # A number followed by a comma wherever it appears takes the comma from its own text (cheaper).
+    after = list(zip(keys, pieces[1:], strict=True))
+    comma = {key for key in keys if all(piece.startswith(",") for k, piece in after if k == key)}
+    pieces[1:] = [piece[1:] if key in comma else piece for key, piece in after]
+    fixed = strings([*pieces, ""])
+    literal = [fixed[i] for i in range(len(pieces))]
+    separator = fixed[len(pieces)]
+
+    def rows_from(start: int) -> memoryview:
+        stop = start + BYTES_CHUNK_ROWS
+        texts = {key: json_float_texts(_column(scores, key, start, stop), comma=key in comma)
+                 for key in dict.fromkeys(keys)}
+        arguments = [literal[0]]
+        for key, after in zip(keys, literal[1:], strict=True):
+            arguments += [texts[key], after]
+        _, data = string_buffers(compute("binary_join_element_wise", *arguments, separator))
+        return (data[2:] if start == 0 else data).data
+
+    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+        ahead: deque[Future[memoryview]] = deque()
+        for start in range(0, len(scores.official), BYTES_CHUNK_ROWS):
+            ahead.append(pool.submit(rows_from, start))
+            if len(ahead) > WORKERS:
+                yield ahead.popleft().result()
+        while ahead:
+            yield ahead.popleft().result()
+    yield memoryview(b"]}")
 
 
 def text_lines(scores: GiaScores) -> Iterator[str]:

@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, Field
 
-from mmgauge.core.types import SCHEMA_VERSION
+from mmgauge.core.schema_version import SCHEMA_VERSION
 from mmgauge.stats.composite import (
     Spread,
     draws_correlation,
@@ -232,7 +232,10 @@ def _numbered(values: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     return np.asarray(inverse, dtype=np.int64)
 
 
-def _score_subtask(columns: MMEColumns, rows: npt.NDArray[np.int64]) -> tuple[SubtaskScore, _Images] | None:
+Rows = slice | npt.NDArray[np.int64]
+
+
+def _score_subtask(columns: MMEColumns, rows: Rows) -> tuple[SubtaskScore, _Images] | None:
     """One subtask's score from its questions (`rows` of `columns`); None when no image is fully answered."""
     image = _numbered(columns.image[rows])
     n_images = int(image.max()) + 1
@@ -247,7 +250,7 @@ def _score_subtask(columns: MMEColumns, rows: npt.NDArray[np.int64]) -> tuple[Su
     n_full = int(images.full.sum())
     if n_full == 0:
         return None
-    failed = len(rows) - int(scored.sum())
+    failed = len(scored) - int(scored.sum())
     counts = np.bincount(columns.method[rows][scored], minlength=len(columns.method_names))
     methods = {name: int(n) for name, n in zip(columns.method_names, counts.tolist(), strict=True) if n}
     acc = float(images.right.sum()) / n_questions * 100
@@ -361,6 +364,28 @@ def _total(
     return total
 
 
+def _rows_by_subtask(subtask: npt.NDArray[np.int64]) -> list[Rows]:
+    """Each subtask's rows, in their order: a slice (a view, no copy of millions of values) when each
+    subtask's questions are one run of rows, as a results folder's are (one file per subtask); else the
+    positions of a stable sort, which hold the same rows in the same order."""
+    if not len(subtask):
+        return [slice(0, 0)] * len(SUBTASKS)
+    edges = [0, *(np.flatnonzero(np.diff(subtask)) + 1).tolist(), len(subtask)]
+    runs = subtask[edges[:-1]].tolist()
+    if len(set(runs)) == len(runs) and all(0 <= number < len(SUBTASKS) for number in runs):
+        by_subtask: list[Rows] = [slice(0, 0)] * len(SUBTASKS)
+        for number, start, end in zip(runs, edges[:-1], edges[1:], strict=True):
+            by_subtask[number] = slice(start, end)
+        return by_subtask
+    order = np.argsort(subtask, kind="stable")
+    starts = np.searchsorted(subtask[order], np.arange(len(SUBTASKS) + 1))
+    return [order[starts[number]:starts[number + 1]] for number in range(len(SUBTASKS))]
+
+
+def _row_count(rows: Rows) -> int:
+    return rows.stop - rows.start if isinstance(rows, slice) else len(rows)
+
+
 def score_mme(
     items: Sequence[MMEItem],
     *,
@@ -384,11 +409,8 @@ def score_mme_columns(
     """`score_mme` of questions in column form."""
     scores: dict[str, SubtaskScore] = {}
     images: dict[str, _Images] = {}
-    order = np.argsort(columns.subtask, kind="stable")
-    starts = np.searchsorted(columns.subtask[order], np.arange(len(SUBTASKS) + 1))
-    for number, name in enumerate(SUBTASKS):
-        rows = order[starts[number]:starts[number + 1]]
-        scored = _score_subtask(columns, rows) if len(rows) else None
+    for name, rows in zip(SUBTASKS, _rows_by_subtask(columns.subtask), strict=True):
+        scored = _score_subtask(columns, rows) if _row_count(rows) else None
         if scored is not None:
             scores[name] = _with_proportion_intervals(scored[0], scored[1], level)
             images[name] = scored[1]

@@ -27,33 +27,32 @@ def log_beta(a: float, b: float) -> float:
 
 def _continued_fraction(a: float, b: float, x: float) -> float:
     """The continued fraction of I_x(a, b) (without its prefactor); converges fast for x < (a+1)/(a+b+2)."""
-    # The hot loop of every exact interval over 100,000 question groups: each operation is the textbook
-    # one in the same order (so the same bits), with the shared sums kept and `abs` written out.
     limit = 1000 + int(20 * math.sqrt(max(a, b)))
-    tiny = _TINY
-    a_plus_b = a + b
+    # The sums below are each computed once per step, with the same operations in the same order as the
+    # formulas in the comments: the intervals depend on every bit of this loop, its speed on little else.
+    tiny, a_plus_b = _TINY, a + b
     c = 1.0
     d = 1.0 - a_plus_b * x / (a + 1.0)
-    d = 1.0 / (d if d > tiny or d < -tiny else tiny)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
     h = d
     for m in range(1, limit):
         a_2m = a + 2 * m
         # Even step: d_{2m} = m (b - m) x / ((a + 2m - 1)(a + 2m)).
         term = m * (b - m) * x / ((a_2m - 1.0) * a_2m)
         d = 1.0 + term * d
-        d = 1.0 / (d if d > tiny or d < -tiny else tiny)
+        d = 1.0 / (d if abs(d) > tiny else tiny)
         c = 1.0 + term / c
-        c = c if c > tiny or c < -tiny else tiny
+        c = c if abs(c) > tiny else tiny
         h *= d * c
         # Odd step: d_{2m+1} = -(a + m)(a + b + m) x / ((a + 2m)(a + 2m + 1)).
         term = -(a + m) * (a_plus_b + m) * x / (a_2m * (a_2m + 1.0))
         d = 1.0 + term * d
-        d = 1.0 / (d if d > tiny or d < -tiny else tiny)
+        d = 1.0 / (d if abs(d) > tiny else tiny)
         c = 1.0 + term / c
-        c = c if c > tiny or c < -tiny else tiny
+        c = c if abs(c) > tiny else tiny
         delta = d * c
         h *= delta
-        if delta - 1.0 < _EPSILON and 1.0 - delta < _EPSILON:
+        if abs(delta - 1.0) < _EPSILON:
             return h
     raise ArithmeticError(f"incomplete beta continued fraction did not converge (a={a}, b={b}, x={x})")
 

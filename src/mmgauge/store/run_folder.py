@@ -19,16 +19,20 @@ import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Final
-
-from pydantic import BaseModel, ValidationError
+from typing import TYPE_CHECKING, Any, Final
 
 from mmgauge.core.errors import UserError
-from mmgauge.core.types import RunManifest, SampleRecord
-from mmgauge.store.judge_audit import JudgeAgreement, JudgeAudit
-from mmgauge.store.lock import FolderLock
-from mmgauge.store.results import RunResults
-from mmgauge.store.runlog import RunLog, complete_lines, read_records
+
+if TYPE_CHECKING:
+    # Imported where used: asking what a folder holds (`has_records`, `has_results`) must stay cheap, as
+    # `mmgauge score ...` asks it of every path it is given before reading anything.
+    from pydantic import BaseModel
+
+    from mmgauge.core.types import RunManifest, SampleRecord
+    from mmgauge.store.judge_audit import JudgeAgreement, JudgeAudit
+    from mmgauge.store.lock import FolderLock
+    from mmgauge.store.results import RunResults
+    from mmgauge.store.runlog import RunLog
 
 _MANIFEST: Final = "manifest.json"
 _RECORDS: Final = "samples.jsonl"
@@ -104,16 +108,22 @@ class RunFolder:
     # -- the lock --------------------------------------------------------------------------------------------
 
     def lock(self, command: list[str], since: str) -> FolderLock:
+        from mmgauge.store.lock import FolderLock
+
         return FolderLock(self.path / _LOCK, command, since)
 
     # -- records ---------------------------------------------------------------------------------------------
 
     def open_log(self) -> RunLog:
         """The append-only record log (a torn last line from a kill is cut off first)."""
+        from mmgauge.store.runlog import RunLog
+
         return RunLog(self.path / _RECORDS)
 
     def raw_records(self) -> dict[Key, SampleRecord]:
         """The last logged record per (benchmark, sample id, round): a retry supersedes its failure."""
+        from mmgauge.store.runlog import read_records
+
         return {record.key: record for record in read_records(self.path / _RECORDS)}
 
     def records(self, benchmark: str | None = None) -> list[SampleRecord]:
@@ -121,6 +131,8 @@ class RunFolder:
 
         Records logged after the last scoring (a run stopped before it scored) are included as logged.
         """
+        from mmgauge.store.runlog import read_records
+
         scored = {r.key: r for r in read_records(self.path / _SCORED)} if self.has_scored() else {}
         if scored and not self._log_newer_than_scored():
             chosen = list(scored.values())
@@ -163,6 +175,8 @@ class RunFolder:
     # -- manifest and results --------------------------------------------------------------------------------
 
     def read_manifest(self) -> RunManifest | None:
+        from mmgauge.core.types import RunManifest
+
         manifest: RunManifest | None = _read_model(self.path / _MANIFEST, RunManifest, "a run manifest")
         return manifest
 
@@ -171,6 +185,10 @@ class RunFolder:
         write_atomic(self.path / _MANIFEST, manifest.model_dump_json(indent=2) + "\n")
 
     def read_results(self) -> RunResults | None:
+        from pydantic import ValidationError
+
+        from mmgauge.store.results import RunResults
+
         path = self.path / _RESULTS
         if not path.is_file():
             return None
@@ -191,6 +209,8 @@ class RunFolder:
         write_atomic(self.path / _RESULTS, results.model_dump_json(indent=2) + "\n")
 
     def read_judge_audit(self) -> JudgeAudit | None:
+        from mmgauge.store.judge_audit import JudgeAudit
+
         audit: JudgeAudit | None = _read_model(self.path / _JUDGE_AUDIT, JudgeAudit, "a judge audit")
         return audit
 
@@ -198,6 +218,8 @@ class RunFolder:
         write_atomic(self.path / _JUDGE_AUDIT, audit.model_dump_json(indent=2) + "\n")
 
     def read_judge_agreement(self) -> JudgeAgreement | None:
+        from mmgauge.store.judge_audit import JudgeAgreement
+
         agreement: JudgeAgreement | None = _read_model(
             self.path / _JUDGE_AGREEMENT, JudgeAgreement, "a judge agreement document")
         return agreement
@@ -233,6 +255,8 @@ class RunFolder:
 
 
 def _read_model(path: Path, model: type[BaseModel], what: str) -> Any:
+    from pydantic import ValidationError
+
     if not path.is_file():
         return None
     try:
@@ -247,6 +271,8 @@ def _read_model(path: Path, model: type[BaseModel], what: str) -> Any:
 
 def _dicts(path: Path) -> list[dict[str, Any]]:
     """The last record per key of a JSONL file, as dicts, in file order of first appearance."""
+    from mmgauge.store.runlog import complete_lines
+
     latest: dict[tuple[Any, ...], dict[str, Any]] = {}
     for number, line in complete_lines(path):
         try:

@@ -5,6 +5,7 @@ the column form scoring uses, reading large well-formed results folders column-w
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mmgauge.benchmarks.mme.official import (
     is_record_file,
@@ -17,10 +18,11 @@ from mmgauge.benchmarks.mme.official import (
 )
 from mmgauge.benchmarks.mme.results_columns import read_results_columns
 from mmgauge.core.errors import UserError
-from mmgauge.core.types import SampleRecord
-from mmgauge.extraction.yesno import parse_yes_no
 from mmgauge.scoring.mme import MMEColumns, MMEItem, columns_of
 from mmgauge.store.run_folder import RunFolder
+
+if TYPE_CHECKING:
+    from mmgauge.core.types import SampleRecord
 
 
 def load_items(path: Path, parser: str | None, notes: list[str] | None = None) -> tuple[list[MMEItem], str]:
@@ -67,6 +69,8 @@ def load_columns(path: Path, parser: str | None, notes: list[str] | None = None)
 
 
 def _record_items(records: list[SampleRecord], parser: str | None, source: str) -> tuple[list[MMEItem], str]:
+    from mmgauge.extraction.yesno import parse_yes_no
+
     if not records:
         raise UserError("no MME records in this file", file=source)
     if parser is None:

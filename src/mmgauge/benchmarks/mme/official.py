@@ -14,6 +14,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mmgauge.benchmarks.mme.release import (
     canonical_subtask,
@@ -27,9 +28,12 @@ from mmgauge.benchmarks.mme.release import (
     require_columns,
 )
 from mmgauge.core.errors import UserError
-from mmgauge.core.types import SampleRecord
-from mmgauge.extraction.yesno import parse_yes_no
 from mmgauge.scoring.mme import SUBTASKS, MMEItem
+
+if TYPE_CHECKING:
+    # The record and answer models are loaded by the readers that make them: finding a results folder's
+    # files (what `score mme` needs before reading them column-wise) loads neither.
+    from mmgauge.core.types import SampleRecord
 
 BENCHMARK = "mme"
 
@@ -76,6 +80,8 @@ def results_folder_extras(folder: Path) -> list[str]:
 
 
 def _read_results_file(path: Path, subtask: str, parser: str) -> list[MMEItem]:
+    from mmgauge.extraction.yesno import parse_yes_no
+
     file = str(path)
     lines = read_lines(path)
     if not lines:
@@ -114,6 +120,8 @@ def _read_results_file(path: Path, subtask: str, parser: str) -> list[MMEItem]:
 def read_prediction_table(path: Path, parser: str) -> list[MMEItem]:
     """A TSV/XLSX/JSONL of questions with a `prediction` column; an empty cell is an empty answer ("other"),
     a JSON null is a missing answer (counted as failed, not scored)."""
+    from mmgauge.extraction.yesno import parse_yes_no
+
     rows = read_table(path)
     file = str(path)
     if not rows:
@@ -161,6 +169,8 @@ def is_record_file(path: Path) -> bool:
 
 def records_to_items(records: Sequence[SampleRecord], parser: str) -> list[MMEItem]:
     """Items from run records (last record per key wins). Failed requests become `failed` items."""
+    from mmgauge.extraction.yesno import parse_yes_no
+
     latest: dict[tuple[str, str, int], SampleRecord] = {}
     for record in records:
         latest[record.key] = record

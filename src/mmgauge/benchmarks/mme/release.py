@@ -20,13 +20,16 @@ import io
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from mmgauge.core.errors import UserError
 from mmgauge.core.jsonlines import read_json_objects
-from mmgauge.core.types import ImageRef
 from mmgauge.datasources.spreadsheets import read_sheet
 from mmgauge.scoring.mme import SUBTASKS
+
+if TYPE_CHECKING:
+    # Loaded by the two readers that make images: reading answers (`score mme`) never needs the models.
+    from mmgauge.core.types import ImageRef
 
 IMAGE_SUFFIXES: Final = (".jpg", ".jpeg", ".png", ".bmp", ".gif", ".webp")
 SPLIT_LAYOUT: Final = ("images", "questions_answers_YN")
@@ -175,6 +178,7 @@ def subtask_folders(root: Path) -> tuple[list[tuple[str, Path]], list[str]]:
 
 
 def load_release_folder(root: Path) -> list[MMEQuestion]:
+    from mmgauge.core.types import ImageRef
     from mmgauge.datasources.confine import confined, data_root
 
     found, _ = subtask_folders(root)
@@ -303,6 +307,8 @@ def group_pairs(rows: list[Row], keys: list[str], file: str) -> list[tuple[str, 
 
 
 def load_tsv(path: Path) -> list[MMEQuestion]:
+    from mmgauge.core.types import ImageRef
+
     rows = _read_tsv(path)
     file = str(path)
     require_columns(rows, ("index", "image", "question", "answer", "category"), file)

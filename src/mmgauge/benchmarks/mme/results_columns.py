@@ -22,7 +22,6 @@ import numpy as np
 import numpy.typing as npt
 
 from mmgauge.datasources.arrow_numpy import compute, contains, distinct, lengths, take, to_numpy
-from mmgauge.extraction.yesno import parse_yes_no
 from mmgauge.scoring.mme import SUBTASKS, MMEColumns
 
 if TYPE_CHECKING:
@@ -135,6 +134,9 @@ def _official(
     method = codes[np.where(exact, 0, np.where(has_yes | has_no, 1, 2))]
     unusual = np.flatnonzero(~to_numpy(compute("string_is_ascii", head)))
     if len(unusual):
+        # The parser (and its answer model) is loaded only when some answer needs it.
+        from mmgauge.extraction.yesno import parse_yes_no
+
         for row, text in zip(unusual.tolist(), take(column, unusual).to_pylist(), strict=True):
             found = parse_yes_no(text, "official")
             answer[row] = _ANSWER_CODES[found.answer]
@@ -145,6 +147,8 @@ def _official(
 def _per_distinct_answer(
     column: pa.ChunkedArray, parser: str, methods: _Methods
 ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int64]]:
+    from mmgauge.extraction.yesno import parse_yes_no
+
     values, indices = distinct(column)
     found = [parse_yes_no(text, parser) for text in values]
     answers = np.array([_ANSWER_CODES[f.answer] for f in found], dtype=np.int8)
