@@ -88,3 +88,10 @@ def test_coded_methods_and_label_columns_score_as_arrays() -> None:
     assert coded.model_dump_json() == plain.model_dump_json()
     assert plain.unanswered_groups and plain.unlabelled
     assert all(column.asked == coded.n_groups for column in columns.values())
+
+
+def test_group_keys_are_the_numbers_as_text() -> None:
+    from mmgauge.scoring.mmbench import _int_texts
+
+    for numbers in ([], [7], [0, -3, 10**15, 42]):
+        assert _int_texts(numbers) == [str(n) for n in numbers]
