@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from mmgauge.benchmarks.mme.official import read_results_folder
-from mmgauge.scoring.mme import COGNITION, PERCEPTION, SUBTASKS, MMEItem, _rows_by_subtask, score_mme
+from mmgauge.scoring.mme import COGNITION, PERCEPTION, MMEItem, score_mme
 from mmgauge.stats.proportion import proportion_interval
 
 TEMPLATE = Path(__file__).resolve().parents[1] / "fixtures" / "mme" / "official_template"
@@ -165,28 +165,6 @@ def test_no_resamples_means_no_composite_intervals_but_proportion_ones() -> None
     result = score_mme(items, parser="official", resamples=0)
     assert result.perception.ci is None and result.perception.ci_low is None
     assert result.subtasks["OCR"].score_ci is None and result.subtasks["OCR"].acc_ci is not None
-
-
-def _sorted_rows(subtask: np.ndarray) -> list[list[int]]:
-    """Each subtask's rows as a stable sort orders them (the reference the slices must equal)."""
-    order = np.argsort(subtask, kind="stable")
-    return [[int(row) for row in order if subtask[row] == number] for number in range(len(SUBTASKS))]
-
-
-def test_rows_by_subtask_are_the_stable_sorts_rows_in_contiguous_or_mixed_order() -> None:
-    rng = np.random.default_rng(7)
-    layouts = [
-        np.array([], dtype=np.int64),
-        np.repeat(np.array([3, 0, 13], dtype=np.int64), [4, 2, 6]),  # one run each, not in subtask order
-        np.repeat(np.array([5, 5, 1], dtype=np.int64), [2, 2, 2]),
-        np.array([2, 2, 7, 2], dtype=np.int64),  # a subtask in two runs
-        rng.integers(0, len(SUBTASKS), size=200).astype(np.int64),
-        np.sort(rng.integers(0, len(SUBTASKS), size=200)).astype(np.int64),
-    ]
-    for subtask in layouts:
-        rows = _rows_by_subtask(subtask)
-        positions = np.arange(len(subtask))
-        assert [positions[r].tolist() for r in rows] == _sorted_rows(subtask)
 
 
 def test_a_results_folder_scores_the_same_in_file_order_and_shuffled() -> None:

@@ -28,6 +28,7 @@ import numpy.typing as npt
 from pydantic import BaseModel, Field
 
 from mmgauge.core.schema_version import SCHEMA_VERSION
+from mmgauge.scoring.mme_rows import Rows, numbered, row_count, rows_by_group
 from mmgauge.stats.composite import (
     Spread,
     draws_correlation,
@@ -221,23 +222,9 @@ class _Images:
         return counts
 
 
-def _numbered(values: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-    """Each value's rank among the distinct values (`np.unique`'s inverse), without sorting when the
-    values come in order already (a results folder's questions do)."""
-    steps = np.diff(values)
-    if (steps >= 0).all():
-        numbered: npt.NDArray[np.int64] = np.concatenate([[0], np.cumsum(steps != 0)]).astype(np.int64)
-        return numbered
-    _, inverse = np.unique(values, return_inverse=True)
-    return np.asarray(inverse, dtype=np.int64)
-
-
-Rows = slice | npt.NDArray[np.int64]
-
-
 def _score_subtask(columns: MMEColumns, rows: Rows) -> tuple[SubtaskScore, _Images] | None:
     """One subtask's score from its questions (`rows` of `columns`); None when no image is fully answered."""
-    image = _numbered(columns.image[rows])
+    image = numbered(columns.image[rows])
     n_images = int(image.max()) + 1
     scored = ~columns.failed[rows]
     answer = columns.answer[rows]
@@ -364,28 +351,6 @@ def _total(
     return total
 
 
-def _rows_by_subtask(subtask: npt.NDArray[np.int64]) -> list[Rows]:
-    """Each subtask's rows, in their order: a slice (a view, no copy of millions of values) when each
-    subtask's questions are one run of rows, as a results folder's are (one file per subtask); else the
-    positions of a stable sort, which hold the same rows in the same order."""
-    if not len(subtask):
-        return [slice(0, 0)] * len(SUBTASKS)
-    edges = [0, *(np.flatnonzero(np.diff(subtask)) + 1).tolist(), len(subtask)]
-    runs = subtask[edges[:-1]].tolist()
-    if len(set(runs)) == len(runs) and all(0 <= number < len(SUBTASKS) for number in runs):
-        by_subtask: list[Rows] = [slice(0, 0)] * len(SUBTASKS)
-        for number, start, end in zip(runs, edges[:-1], edges[1:], strict=True):
-            by_subtask[number] = slice(start, end)
-        return by_subtask
-    order = np.argsort(subtask, kind="stable")
-    starts = np.searchsorted(subtask[order], np.arange(len(SUBTASKS) + 1))
-    return [order[starts[number]:starts[number + 1]] for number in range(len(SUBTASKS))]
-
-
-def _row_count(rows: Rows) -> int:
-    return rows.stop - rows.start if isinstance(rows, slice) else len(rows)
-
-
 def score_mme(
     items: Sequence[MMEItem],
     *,
@@ -409,8 +374,8 @@ def score_mme_columns(
     """`score_mme` of questions in column form."""
     scores: dict[str, SubtaskScore] = {}
     images: dict[str, _Images] = {}
-    for name, rows in zip(SUBTASKS, _rows_by_subtask(columns.subtask), strict=True):
-        scored = _score_subtask(columns, rows) if _row_count(rows) else None
+    for name, rows in zip(SUBTASKS, rows_by_group(columns.subtask, len(SUBTASKS)), strict=True):
+        scored = _score_subtask(columns, rows) if row_count(rows) else None
         if scored is not None:
             scores[name] = _with_proportion_intervals(scored[0], scored[1], level)
             images[name] = scored[1]
