@@ -330,13 +330,13 @@ def test_score_mmbench_names_the_supported_formats(cli: Any, tmp_path: Path) -> 
 def test_a_cell_longer_than_a_read_block_is_read_and_a_huge_one_named(
     cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from mmgauge.benchmarks.mmbench import tsv
+    from mmgauge.benchmarks.mmbench import tsv_diagnostics
 
     long_question = tmp_path / "long.tsv"  # 3 MB in one row: longer than pyarrow's 1 MB block
     long_question.write_text(mmbench_rows("x" * (3 * 2**20)))
     result = cli("score", "mmbench", long_question, "--json")
     assert result.code == 0, result.err
     assert json.loads(json_tokens(result.out))["groups"] == {"0": 1, "1": 1, "2": 1}
-    monkeypatch.setattr(tsv, "MAX_CELL_BYTES", 2 * 2**20)  # instead of writing a 64 MB file
+    monkeypatch.setattr(tsv_diagnostics, "MAX_CELL_BYTES", 2 * 2**20)  # instead of writing a 64 MB file
     line = cli("score", "mmbench", long_question).error_line()
     assert "long.tsv:3, field 'question': a cell of 3 MB; cells over 2 MB are not read" in line

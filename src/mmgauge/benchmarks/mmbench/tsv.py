@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Final
 import numpy as np
 import numpy.typing as npt
 
+from mmgauge.benchmarks.mmbench.tsv_diagnostics import bad_utf8_line, block_size_for, first_bad_row
 from mmgauge.core.errors import UserError
 from mmgauge.datasources.spreadsheets import read_sheet
 
@@ -145,7 +146,7 @@ def _read_tsv(path: Path, images: bool) -> dict[str, ObjArray]:
         with path.open(encoding="utf-8-sig", newline="") as handle:
             header = next(csv.reader(handle, delimiter="\t"), [])
     except UnicodeDecodeError:
-        raise UserError("not valid UTF-8 text", file=str(path), line=_bad_utf8_line(path)) from None
+        raise UserError("not valid UTF-8 text", file=str(path), line=bad_utf8_line(path)) from None
     names = [name.strip() for name in header]
     if len(names) == 1 and names[0].count(",") >= 2:
         raise UserError(f"the header has commas but no tab: this is not tab-separated; MMBench tables are "
@@ -176,9 +177,9 @@ def _read_tsv(path: Path, images: bool) -> dict[str, ObjArray]:
                 raise
             # A row longer than pyarrow's block (1 MB by default), e.g. a large base64 image: read again with
             # blocks that hold the longest row, unless one cell is beyond what is read at all.
-            table = parse(_block_size_for(path, names))
+            table = parse(block_size_for(path, names))
     except (pa.ArrowInvalid, UnicodeDecodeError) as error:
-        bad = _first_bad_row(path, len(names))
+        bad = first_bad_row(path, len(names))
         if bad is not None:
             line, problem = bad
             raise UserError(problem, file=str(path), line=line) from None
@@ -190,64 +191,6 @@ def _read_tsv(path: Path, images: bool) -> dict[str, ObjArray]:
         array[:] = values
         columns[name] = array
     return columns
-
-
-#: The largest cell a table may hold (a base64 image of about 48 MB); a larger one is refused, naming it.
-MAX_CELL_BYTES = 64 * 2**20
-
-
-def _block_size_for(path: Path, names: list[str]) -> int:
-    """A pyarrow block size that holds the file's longest row; a cell over MAX_CELL_BYTES is a UserError."""
-    csv.field_size_limit(2**31 - 1)
-    longest_row = 0
-    with path.open(encoding="utf-8-sig", newline="") as handle:
-        reader = csv.reader(handle, delimiter="\t")
-        next(reader, None)
-        start = reader.line_num + 1
-        for fields in reader:
-            sizes = [len(cell.encode("utf-8")) for cell in fields]
-            for size, name in zip(sizes, names, strict=False):
-                if size > MAX_CELL_BYTES:
-                    limit = MAX_CELL_BYTES // 2**20
-                    message = f"a cell of {size / 2**20:.0f} MB; cells over {limit} MB are not read (broken?)"
-                    raise UserError(message, file=str(path), line=start, field=name)
-            longest_row = max(longest_row, sum(sizes) + len(sizes))
-            start = reader.line_num + 1
-    return min(2**31 - 1, max(1 << 20, 2 * longest_row + 4096))
-
-
-def _first_bad_row(path: Path, width: int) -> tuple[int, str] | None:
-    """The line of the first row that is not UTF-8 or whose field count differs from the header's, and why.
-
-    Only run after the fast reader failed, to name the line its message leaves out; the csv module follows the
-    same quoting rules (a quoted cell may hold tabs and line breaks).
-    """
-    csv.field_size_limit(2**31 - 1)  # base64 images exceed the default limit
-    try:
-        with path.open(encoding="utf-8-sig", newline="") as handle:
-            reader = csv.reader(handle, delimiter="\t")
-            next(reader, None)
-            start = reader.line_num + 1
-            for fields in reader:
-                if len(fields) != width and fields:
-                    return start, f"the row has {len(fields)} tab-separated fields, the header {width}"
-                start = reader.line_num + 1
-    except UnicodeDecodeError:
-        line = _bad_utf8_line(path)
-        return None if line is None else (line, "not valid UTF-8 text")
-    except csv.Error:
-        return None
-    return None
-
-
-def _bad_utf8_line(path: Path) -> int | None:
-    with path.open("rb") as raw:
-        for number, line in enumerate(raw, start=1):
-            try:
-                line.decode("utf-8")
-            except UnicodeDecodeError:
-                return number
-    return None
 
 
 def _first(mask: npt.NDArray[np.bool_]) -> int:
