@@ -12,6 +12,7 @@ from mmgauge.api.options import benchmark_options
 from mmgauge.api.request import EvalRequest
 from mmgauge.backends.base import Backend, BackendSettings
 from mmgauge.core.errors import UserError
+from mmgauge.core.gc_pause import gc_paused
 from mmgauge.core.secrets import public_spec
 from mmgauge.core.types import DatasetEntry, GenerationConfig, ModelSpec
 from mmgauge.runner.executor import Executor, LocalExecutor
@@ -41,7 +42,8 @@ class EvalSession:
 
     async def _locked(self) -> RunResults:
         request = self.request
-        runs = self._benchmark_runs()
+        with gc_paused():  # datasets are acyclic objects, kept for the whole run (see gc_pause)
+            runs = self._benchmark_runs()
         spec, backend = self._backend()
         self.progress.status(f"starting model {spec.label()}")
         await backend.start()

@@ -23,8 +23,9 @@ class ImageLedger:
         self.folder = folder
         #: Embedded images met in this command, by hash, whose thumbnail may still need writing.
         self._embedded: dict[str, ImageRef] = {}
-        #: Resolved paths by the path as given (resolving touches the file system).
-        self._paths: dict[str, str] = {}
+        #: The reference of each image file, by (path as given, sha256): resolving a path touches the file
+        #: system, and records asking about one image share its (never modified) reference.
+        self._files: dict[tuple[str, str], StoredImage] = {}
         self.undecodable = 0
 
     def refs(self, images: list[ImageRef]) -> list[StoredImage]:
@@ -32,10 +33,11 @@ class ImageLedger:
         for image in images:
             sha = image.sha256()
             if image.path is not None:
-                path = self._paths.get(image.path)
-                if path is None:
-                    path = self._paths[image.path] = str(Path(image.path).resolve())
-                out.append(StoredImage.model_construct(sha256=sha, path=path))
+                ref = self._files.get((image.path, sha))
+                if ref is None:
+                    path = str(Path(image.path).resolve())
+                    ref = self._files[image.path, sha] = StoredImage.model_construct(sha256=sha, path=path)
+                out.append(ref)
             else:
                 if len(self._embedded) < MAX_THUMBNAILS:
                     self._embedded.setdefault(sha, image)

@@ -13,6 +13,7 @@ benchmark's rules (the judge pass then re-asks the cached judge), so an edited v
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,11 +21,13 @@ from pathlib import Path
 from mmgauge.backends.base import Backend, Request
 from mmgauge.benchmarks.base import AnyBenchmark, Dataset
 from mmgauge.comparison.answers import Answer
-from mmgauge.comparison.audit import judge_audit
+from mmgauge.comparison.audit import AUDITS, judge_audit
+from mmgauge.core.gc_pause import YoungObjectFreezer, gc_paused
 from mmgauge.core.types import (
     SCHEMA_VERSION,
     Extraction,
     GenerationConfig,
+    ImagePart,
     ModelResponse,
     RunManifest,
     Sample,
@@ -112,8 +115,13 @@ class Runner:
         existing = self.folder.raw_records()
         plan = _Plan(counts={run.benchmark.name: BenchCounts() for run in runs})
         with self.folder.open_log() as log:
-            for run in runs:
-                self._plan(run, existing, plan, log)
+            # Planning builds a few objects per request, none in a cycle, all kept until the run ends: no
+            # collector passes over them while they are made, none after (frozen; see gc_pause).
+            with gc_paused():
+                for run in runs:
+                    self._plan(run, existing, plan, log)
+                plan.pending = group_by_image(plan.pending)
+            gc.freeze()
             manifest.save()
             self.progress.start(len(plan.pending), "requests")
             try:
@@ -157,6 +165,8 @@ class Runner:
         size = max(1, self.backend.batch_size)
         pending = plan.pending
         batches = [pending[i : i + size] for i in range(0, len(pending), size)]
+        # The records kept for scoring would make every full collection longer (pauses with requests waiting).
+        freezer = YoungObjectFreezer()
 
         def deliver(number: int, responses: list[ModelResponse]) -> None:
             for work, response in zip(batches[number], responses, strict=True):
@@ -165,6 +175,7 @@ class Runner:
                     self.cache.put(work.fingerprint, response, self._model_fingerprint)
                 self._finish(work, response, log, existing)
                 self.progress.advance(failed=not response.ok)
+                freezer.tick()
 
         await self.executor.execute([[work.request for work in batch] for batch in batches], deliver)
 
@@ -245,7 +256,9 @@ class Runner:
         self.folder.write_scored(scored)
         self.folder.write_results(results)
         judge = manifest.manifest.judge.label() if manifest.manifest.judge is not None else None
-        self.folder.write_judge_audit(judge_audit([Answer.from_record(r) for r in scored], judge))
+        # Only benchmarks that have an audit are read by it: the others' answers would be built for nothing.
+        audited = [Answer.from_record(r) for r in scored if r.benchmark in AUDITS]
+        self.folder.write_judge_audit(judge_audit(audited, judge))
         return results
 
     def _with_images(self, record: SampleRecord, sample: Sample) -> SampleRecord:
@@ -253,6 +266,27 @@ class Runner:
         if record.images or not sample.images:
             return record
         return record.model_copy(update={"images": self.images.refs(sample.images)})
+
+
+def group_by_image(pending: list[_Work]) -> list[_Work]:
+    """`pending` with the requests that send the same (first) image next to each other, else in order.
+
+    The backend encodes each image once and keeps the encodings in a bounded cache: requests for one image
+    spread over a dataset larger than that cache (e.g. `q{i}` asking about image `i % 2500`) would encode it
+    again for every request. Together, each distinct image is encoded once per run. Datasets whose questions
+    about one image are already adjacent (MME's pairs, MMBench's circular rounds) keep their order.
+    """
+    rank: dict[object, int] = {}
+    order = []
+    for index, work in enumerate(pending):
+        key: object = index  # a request without images keeps its place among its neighbours
+        for message in work.request.messages:
+            image = next((part.image for part in message.content if isinstance(part, ImagePart)), None)
+            if image is not None:
+                key = image.sha256()
+                break
+        order.append(rank.setdefault(key, len(rank)))
+    return [pending[i] for i in sorted(range(len(pending)), key=order.__getitem__)]
 
 
 def caveats(manifest: RunManifest) -> list[str]:
