@@ -14,12 +14,19 @@ from contextlib import contextmanager
 
 
 @contextmanager
-def gc_paused() -> Iterator[None]:
-    """No cyclic collection inside the block (it resumes, if it was on, when the block ends)."""
+def gc_paused(*, freeze: bool = False) -> Iterator[None]:
+    """No cyclic collection inside the block (it resumes, if it was on, when the block ends).
+
+    With `freeze`, what the block made is moved out of the collector's sight (`gc.freeze()`) before it
+    resumes, for objects that live on (a run's datasets and plan): otherwise its first pass walks all of
+    them, as they are all young. The caller owns the matching `gc.unfreeze()`.
+    """
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
+        if freeze:
+            gc.freeze()
     finally:
         if enabled:
             gc.enable()

@@ -36,12 +36,12 @@ class ImageLedger:
                 ref = self._files.get((image.path, sha))
                 if ref is None:
                     path = str(Path(image.path).resolve())
-                    ref = self._files[image.path, sha] = StoredImage.model_construct(sha256=sha, path=path)
+                    ref = self._files[image.path, sha] = StoredImage(sha256=sha, path=path)
                 out.append(ref)
             else:
                 if len(self._embedded) < MAX_THUMBNAILS:
                     self._embedded.setdefault(sha, image)
-                out.append(StoredImage.model_construct(sha256=sha, path=None))
+                out.append(StoredImage(sha256=sha, path=None))
         return out
 
     def write_thumbnails(self) -> int:
