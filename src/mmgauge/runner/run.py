@@ -13,6 +13,7 @@ benchmark's rules (the judge pass then re-asks the cached judge), so an edited v
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -176,7 +177,9 @@ class Runner:
                 self.progress.advance(failed=not response.ok)
                 freezer.tick()
 
-        await self.executor.execute([[work.request for work in batch] for batch in batches], deliver)
+        # Cache commits go to a writer thread meanwhile: each would stall the loop sending requests.
+        with self.cache.writing_behind() if self.cache is not None else contextlib.nullcontext():
+            await self.executor.execute([[work.request for work in batch] for batch in batches], deliver)
 
     def _finish(
         self, work: _Work, response: ModelResponse, log: RunLog, existing: dict[Key, SampleRecord]
