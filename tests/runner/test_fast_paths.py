@@ -128,3 +128,16 @@ def test_freezer_collects_cycles_before_freezing_and_is_undone_by_unfreeze() -> 
     finally:
         gc.unfreeze()
     assert gc.get_freeze_count() == 0
+
+
+def test_prepared_image_refs_equal_the_ones_made_on_demand(tmp_path: Path) -> None:
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "a.png").write_bytes(tiny_png(1))
+    (tmp_path / "link.png").symlink_to(tmp_path / "d" / "a.png")
+    images = [ImageRef(path=str(tmp_path / "d" / ".." / "d" / "a.png")),
+              ImageRef(path=str(tmp_path / "link.png")), ImageRef(data=tiny_png(2))]
+    prepared = ImageLedger(RunFolder(tmp_path / "run"))
+    prepared.prepare(images)
+    on_demand = ImageLedger(RunFolder(tmp_path / "run2"))
+    assert prepared.refs(images) == on_demand.refs(images)
+    assert {ref.path for ref in on_demand.refs(images)} == {str((tmp_path / "d" / "a.png").resolve()), None}

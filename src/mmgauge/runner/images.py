@@ -28,16 +28,22 @@ class ImageLedger:
         self._files: dict[tuple[str, str], StoredImage] = {}
         self.undecodable = 0
 
+    def prepare(self, images: list[ImageRef]) -> None:
+        """Resolve the paths of these image files now (planning) rather than while answers land."""
+        for image in images:
+            if image.path is not None and (image.path, image.sha256()) not in self._files:
+                self._file_ref(image.path, image.sha256())
+
+    def _file_ref(self, given: str, sha: str) -> StoredImage:
+        ref = self._files[given, sha] = StoredImage(sha256=sha, path=str(Path(given).resolve()))
+        return ref
+
     def refs(self, images: list[ImageRef]) -> list[StoredImage]:
         out = []
         for image in images:
             sha = image.sha256()
             if image.path is not None:
-                ref = self._files.get((image.path, sha))
-                if ref is None:
-                    path = str(Path(image.path).resolve())
-                    ref = self._files[image.path, sha] = StoredImage(sha256=sha, path=path)
-                out.append(ref)
+                out.append(self._files.get((image.path, sha)) or self._file_ref(image.path, sha))
             else:
                 if len(self._embedded) < MAX_THUMBNAILS:
                     self._embedded.setdefault(sha, image)

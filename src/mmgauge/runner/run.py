@@ -152,6 +152,7 @@ class Runner:
                     continue
                 request = Request(messages=messages, config=config, sample_id=sample.id)
                 todo.append(_Work(bench, sample, round, request, fingerprint))
+                self.images.prepare(sample.images)
         hits = self.cache.get_many([work.fingerprint for work in todo]) if self.cache is not None else {}
         for work in todo:
             hit = hits.get(work.fingerprint)
