@@ -35,3 +35,24 @@ def test_put_get_stats_clear(tmp_path: Path) -> None:
     assert cache.get("k1") is None
     journal = cache._db.execute("PRAGMA journal_mode").fetchone()[0]
     assert journal == "wal"
+
+
+def test_batches_committed_behind_stay_readable_and_reach_the_file(tmp_path: Path) -> None:
+    from mmgauge.store.cache import PUT_BATCH
+
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    count = PUT_BATCH * 3 + 7
+    keys = [f"k{i}" for i in range(count)]
+    with cache.writing_behind():
+        for i in range(count):
+            cache.put(f"k{i}", ModelResponse(text=f"answer {i} ü"), model="m")
+            if i % 97 == 0:  # reads see every put at once, whether buffered, being committed or committed
+                assert cache.get(f"k{i}") is not None
+        assert len(cache.get_many(keys)) == count
+    assert cache._inflight is None  # the block's end waited for the writer
+    cache.close()
+    reopened = ResponseCache(tmp_path / "c.sqlite")
+    found = reopened.get_many(keys)
+    assert {key: hit.text for key, hit in found.items()} == {f"k{i}": f"answer {i} ü" for i in range(count)}
+    assert reopened.stats().entries == count
+    reopened.close()

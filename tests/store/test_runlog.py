@@ -6,6 +6,7 @@ import pytest
 
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import ModelResponse, SampleRecord
+from mmgauge.store.run_folder import RunFolder
 from mmgauge.store.runlog import RunLog, latest_records, read_records
 
 
@@ -54,3 +55,38 @@ def test_corrupt_middle_line_names_file_and_line(tmp_path: Path) -> None:
     path.write_text(record("a").model_dump_json() + "\n{not json}\n" + record("b").model_dump_json() + "\n")
     with pytest.raises(UserError, match=r"samples.jsonl:2"):
         list(read_records(path))
+
+
+def _varied_records() -> list[SampleRecord]:
+    texts = ["yes", "ü\u2028line\rsep 😀", "", "a\nb", '"quoted" \\ back']
+    out = [record(f"s{i}").model_copy(update={"response": ModelResponse(text=text)})
+           for i, text in enumerate(texts)]
+    out.append(record("failed").model_copy(update={"response": ModelResponse(error="HTTP 500 ✗")}))
+    out.append(record("s0").model_copy(update={"round": 1}))
+    return out
+
+
+def test_scored_lines_copied_from_the_log_equal_fresh_dumps(tmp_path: Path) -> None:
+    folder = RunFolder(tmp_path / "run")
+    (tmp_path / "run").mkdir()
+    older = record("older").model_dump_json() + "\n"
+    (tmp_path / "run" / "samples.jsonl").write_text(older, encoding="utf-8")
+    records = _varied_records()
+    logged = {}
+    with folder.open_log() as log:
+        for r in records:
+            logged[r.key] = (r, log.append(r))
+    # Scored in another order; one record changed after it was logged (a judge's verdict), one never logged.
+    changed = records[1].model_copy(update={"correct": True})
+    scored = [records[3], changed, records[0], records[6], records[5], records[4], record("extra")]
+    reference = "".join(r.model_dump_json() + "\n" for r in scored).encode("utf-8")
+    folder.write_scored(scored, logged)
+    assert (tmp_path / "run" / "scored.jsonl").read_bytes() == reference
+    folder.write_scored(scored)
+    assert (tmp_path / "run" / "scored.jsonl").read_bytes() == reference
+    # A log that no longer holds the lines (cut short) is not trusted: every record is dumped again.
+    log_path = tmp_path / "run" / "samples.jsonl"
+    log_path.write_bytes(log_path.read_bytes()[:-10])
+    folder.write_scored(scored, logged)
+    assert (tmp_path / "run" / "scored.jsonl").read_bytes() == reference
+    assert [r.key for r in read_records(log_path)][:2] == [("toy", "older", 0), records[0].key]

@@ -12,6 +12,7 @@ from mmgauge.api.options import benchmark_options
 from mmgauge.api.request import EvalRequest
 from mmgauge.backends.base import Backend, BackendSettings
 from mmgauge.core.errors import UserError
+from mmgauge.core.gc_pause import gc_paused
 from mmgauge.core.secrets import public_spec
 from mmgauge.core.types import DatasetEntry, GenerationConfig, ModelSpec
 from mmgauge.runner.executor import Executor, LocalExecutor
@@ -40,8 +41,18 @@ class EvalSession:
                         await close()
 
     async def _locked(self) -> RunResults:
+        # The datasets and models are loaded and live for the whole run: moved out of the collector's sight,
+        # its full passes no longer walk millions of sample objects (pauses of 0.1 s+ with nothing in flight).
+        # Samples hold no cycles: no collection while they are made either (see gc_pause).
+        with gc_paused(freeze=True):
+            runs = self._benchmark_runs()
+        try:
+            return await self._evaluate(runs)
+        finally:
+            gc.unfreeze()
+
+    async def _evaluate(self, runs: list[BenchmarkRun]) -> RunResults:
         request = self.request
-        runs = self._benchmark_runs()
         spec, backend = self._backend()
         self.progress.status(f"starting model {spec.label()}")
         await backend.start()
@@ -67,17 +78,13 @@ class EvalSession:
         runner = Runner(backend, config, self.folder, cache=cache, force_cache=request.force_cache,
                         judge=judge, progress=self.progress, executor=executor,
                         keep_reasoning=request.keep_reasoning)
-        # The datasets and models are loaded and live for the whole run: moved out of the collector's sight,
-        # its full passes no longer walk millions of sample objects (pauses of 0.1 s+ with nothing in flight).
-        gc.freeze()
+        gc.freeze()  # the model, judge and cache opened since the datasets were frozen
         try:
             results = await runner.run(runs, manifest)
         except BaseException as error:
             interrupted = isinstance(error, KeyboardInterrupt | asyncio.CancelledError)
             manifest.end("interrupted" if interrupted else "stopped", {})
             raise
-        finally:
-            gc.unfreeze()
         counts = {name: {"requested": b.requested, "cache_hits": b.cache_hits, "resumed": b.resumed,
                          "failed": b.failed, "judge_calls": b.judge_calls, "records": b.records or 0}
                   for name, b in results.benchmarks.items()}

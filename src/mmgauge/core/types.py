@@ -6,6 +6,7 @@ import base64
 import binascii
 import hashlib
 import io
+import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -71,10 +72,14 @@ class ImageRef(BaseModel):
         return UserError(message, file=file, line=self.origin_line, field=self.origin_field)
 
     def sha256(self) -> str:
-        if self._sha256 is None:
-            from_file = self._from_file()
-            self._sha256 = _file_sha256(self.path) if from_file else hashlib.sha256(self.load()).hexdigest()
-        return self._sha256
+        # Read from pydantic's dict of private values: `self._sha256` goes through the model's __getattr__
+        # (2 µs), and a request asks its images' hashes several times (cache key, records, encoder).
+        private = self.__pydantic_private__
+        known = private.get("_sha256") if private is not None else None
+        if known is None:
+            known = _file_sha256(self.path) if self._from_file() else hashlib.sha256(self.load()).hexdigest()
+            self._sha256 = known
+        return str(known)
 
     def _from_file(self) -> bool:
         return self.path is not None and self.data is None and self.b64 is None
@@ -88,7 +93,7 @@ _FILE_HASHES: dict[tuple[str, int, int], str] = {}
 def _file_sha256(path: str | None) -> str:
     assert path is not None
     try:
-        info = Path(path).stat()
+        info = os.stat(path)  # not Path(path).stat(): this runs once per sample, pathlib's parsing costs more
     except OSError:
         return hashlib.sha256(ImageRef(path=path).load()).hexdigest()  # raises the one-line error
     key = (path, info.st_size, info.st_mtime_ns)

@@ -23,23 +23,31 @@ class ImageLedger:
         self.folder = folder
         #: Embedded images met in this command, by hash, whose thumbnail may still need writing.
         self._embedded: dict[str, ImageRef] = {}
-        #: Resolved paths by the path as given (resolving touches the file system).
-        self._paths: dict[str, str] = {}
+        #: The reference of each image file, by (path as given, sha256): resolving a path touches the file
+        #: system, and records asking about one image share its (never modified) reference.
+        self._files: dict[tuple[str, str], StoredImage] = {}
         self.undecodable = 0
+
+    def prepare(self, images: list[ImageRef]) -> None:
+        """Resolve the paths of these image files now (planning) rather than while answers land."""
+        for image in images:
+            if image.path is not None and (image.path, image.sha256()) not in self._files:
+                self._file_ref(image.path, image.sha256())
+
+    def _file_ref(self, given: str, sha: str) -> StoredImage:
+        ref = self._files[given, sha] = StoredImage(sha256=sha, path=str(Path(given).resolve()))
+        return ref
 
     def refs(self, images: list[ImageRef]) -> list[StoredImage]:
         out = []
         for image in images:
             sha = image.sha256()
             if image.path is not None:
-                path = self._paths.get(image.path)
-                if path is None:
-                    path = self._paths[image.path] = str(Path(image.path).resolve())
-                out.append(StoredImage.model_construct(sha256=sha, path=path))
+                out.append(self._files.get((image.path, sha)) or self._file_ref(image.path, sha))
             else:
                 if len(self._embedded) < MAX_THUMBNAILS:
                     self._embedded.setdefault(sha, image)
-                out.append(StoredImage.model_construct(sha256=sha, path=None))
+                out.append(StoredImage(sha256=sha, path=None))
         return out
 
     def write_thumbnails(self) -> int:

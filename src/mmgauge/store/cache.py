@@ -5,10 +5,13 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -17,6 +20,9 @@ from mmgauge.core.paths import cache_root
 from mmgauge.core.types import GenerationConfig, ImagePart, Message, ModelResponse
 
 CACHE_SCHEMA = 1
+
+#: One stored entry: (key, model fingerprint, response JSON, creation time).
+Row = tuple[str, str, str, float]
 
 
 def request_fingerprint(model_fingerprint: str, config: GenerationConfig, messages: Sequence[Message]) -> str:
@@ -32,12 +38,30 @@ def request_fingerprint(model_fingerprint: str, config: GenerationConfig, messag
         for message in messages
     ]
     payload = json.dumps(
-        [CACHE_SCHEMA, model_fingerprint, config.model_dump(mode="json"), content],
+        [CACHE_SCHEMA, model_fingerprint, _config_fields(config), content],
         ensure_ascii=False,
         separators=(",", ":"),
         sort_keys=True,
     )
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+#: Config JSON values by the config object's id (the object is kept, so its id stays its own).
+_CONFIG_FIELDS: dict[int, tuple[GenerationConfig, dict[str, Any]]] = {}
+
+
+def _config_fields(config: GenerationConfig) -> dict[str, Any]:
+    """The config as JSON values, dumped once per config object: a run has one per round, and a dump per
+    request cost more than the rest of its fingerprint. Keyed by identity, not equality: equal configs may
+    still dump differently (1 == 1.0 == True)."""
+    known = _CONFIG_FIELDS.get(id(config))
+    if known is not None and known[0] is config:
+        return known[1]
+    if len(_CONFIG_FIELDS) >= 64:
+        _CONFIG_FIELDS.clear()
+    fields: dict[str, Any] = config.model_dump(mode="json")
+    _CONFIG_FIELDS[id(config)] = (config, fields)
+    return fields
 
 
 class CacheStats(BaseModel):
@@ -48,7 +72,8 @@ class CacheStats(BaseModel):
 
 
 #: Puts written per SQLite transaction: one transaction per answer would cost more than the answer's
-#: whole bookkeeping. A kill loses at most this many cache entries, never an answer (the run log has it).
+#: whole bookkeeping. A full batch is committed by a writer thread while the next one fills, so a kill loses
+#: at most twice this many cache entries, never an answer (the run log has it).
 PUT_BATCH = 256
 #: Keys looked up per query when many are asked at once.
 GET_BATCH = 500
@@ -57,7 +82,11 @@ GET_BATCH = 500
 class ResponseCache:
     """Only successful responses are stored; whether a request may be cached is the caller's decision.
 
-    Writes are buffered and committed in batches (`flush`, and on `close`); reads see the buffer.
+    Writes are buffered and committed in batches (`flush`, and on `close`); reads see the buffer. Inside
+    `writing_behind()` a full batch is committed by a writer thread (sqlite releases the GIL): a commit takes
+    milliseconds that the event loop sending requests would otherwise spend stalled. One batch at most is in
+    flight; the connection is used under a lock, and `flush`, `stats`, `clear`, `close` and the end of the
+    block wait for the writer first.
     """
 
     def __init__(self, path: Path) -> None:
@@ -76,7 +105,13 @@ class ResponseCache:
                 "CREATE TABLE IF NOT EXISTS responses ("
                 " key TEXT PRIMARY KEY, model TEXT NOT NULL, response TEXT NOT NULL, created REAL NOT NULL)"
             )
-        self._pending: dict[str, tuple[str, str, str, float]] = {}
+        self._pending: dict[str, Row] = {}
+        #: The batch the writer thread is committing (reads see it until it is done).
+        self._writing: dict[str, Row] = {}
+        self._inflight: Future[None] | None = None
+        self._writer: ThreadPoolExecutor | None = None
+        self._lock = threading.Lock()
+        self._behind = False
 
     @contextmanager
     def _guard(self) -> Iterator[None]:
@@ -96,9 +131,11 @@ class ResponseCache:
     def get_many(self, keys: Sequence[str]) -> dict[str, ModelResponse]:
         """The cached responses of those `keys` that have one (an entry this version cannot read is a miss:
         the fresh answer replaces it)."""
-        found: dict[str, str] = {key: self._pending[key][2] for key in keys if key in self._pending}
+        found: dict[str, str] = {}
+        for buffered in (self._writing, self._pending):  # the newer last
+            found.update((key, buffered[key][2]) for key in keys if key in buffered)
         wanted = [key for key in keys if key not in found]
-        with self._guard():
+        with self._lock, self._guard():
             for start in range(0, len(wanted), GET_BATCH):
                 chunk = wanted[start : start + GET_BATCH]
                 marks = ",".join("?" * len(chunk))
@@ -118,23 +155,56 @@ class ResponseCache:
             return
         self._pending[key] = (key, model, response.model_dump_json(), time.time())
         if len(self._pending) >= PUT_BATCH:
-            self.flush()
+            if self._behind:
+                self._write_behind()
+            else:
+                self.flush()
 
-    def flush(self) -> None:
-        """Commit the buffered puts in one transaction."""
-        if not self._pending:
-            return
-        rows = list(self._pending.values())
-        with self._guard(), self._db:  # one transaction
+    @contextmanager
+    def writing_behind(self) -> Iterator[None]:
+        """Full batches are committed by the writer thread inside the block (the runner's dispatch)."""
+        self._behind = True
+        try:
+            yield
+        finally:
+            self._behind = False
+            self._wait_for_writer()
+
+    def _write_behind(self) -> None:
+        """Hand the buffered puts to the writer thread (after the batch before them is committed)."""
+        self._wait_for_writer()
+        self._writing, self._pending = self._pending, {}
+        if self._writer is None:
+            self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mmgauge-cache")
+        self._inflight = self._writer.submit(self._commit, list(self._writing.values()))
+
+    def _wait_for_writer(self) -> None:
+        """Wait for the batch in flight; a failure to write it is raised here."""
+        inflight, self._inflight = self._inflight, None
+        if inflight is not None:
+            try:
+                inflight.result()
+            finally:
+                self._writing = {}
+
+    def _commit(self, rows: list[Row]) -> None:
+        with self._lock, self._guard(), self._db:  # one transaction
             self._db.execute("BEGIN")
             self._db.executemany(
                 "INSERT OR REPLACE INTO responses (key, model, response, created) VALUES (?, ?, ?, ?)", rows
             )
+
+    def flush(self) -> None:
+        """Commit every buffered put (the writer's batch, then the rest in one transaction)."""
+        self._wait_for_writer()
+        if not self._pending:
+            return
+        self._commit(list(self._pending.values()))
         self._pending.clear()
 
     def stats(self) -> CacheStats:
         self.flush()
-        with self._guard():
+        with self._lock, self._guard():
             entries = self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
             models = dict(self._db.execute("SELECT model, COUNT(*) FROM responses GROUP BY model").fetchall())
         size = sum(p.stat().st_size for p in self.path.parent.glob(self.path.name + "*") if p.is_file())
@@ -142,7 +212,7 @@ class ResponseCache:
 
     def clear(self, model: str | None = None) -> int:
         self.flush()
-        with self._guard():
+        with self._lock, self._guard():
             if model is None:
                 cursor = self._db.execute("DELETE FROM responses")
             else:
@@ -151,8 +221,12 @@ class ResponseCache:
         return int(cursor.rowcount)
 
     def close(self) -> None:
-        self.flush()
-        self._db.close()
+        try:
+            self.flush()
+        finally:
+            if self._writer is not None:
+                self._writer.shutdown()
+            self._db.close()
 
 
 def default_cache_path() -> Path:

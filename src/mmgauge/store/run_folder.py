@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from mmgauge.store.judge_audit import JudgeAgreement, JudgeAudit
     from mmgauge.store.lock import FolderLock
     from mmgauge.store.results import RunResults
-    from mmgauge.store.runlog import RunLog
+    from mmgauge.store.runlog import RunLog, Span
 
 _MANIFEST: Final = "manifest.json"
 _RECORDS: Final = "samples.jsonl"
@@ -46,6 +46,8 @@ _LOCK: Final = ".lock"
 _OWN_FILES: Final = (_MANIFEST, _RESULTS, _SCORED, _RECORDS)
 
 Key = tuple[str, str, int]
+#: A record this command appended to the log, and where its line is.
+Logged = tuple["SampleRecord", "Span"]
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -163,8 +165,25 @@ class RunFolder:
             out.append(done if same and done is not None else row)
         return out, True
 
-    def write_scored(self, records: Sequence[SampleRecord]) -> None:
-        write_atomic(self.path / _SCORED, "".join(record.model_dump_json() + "\n" for record in records))
+    def write_scored(
+        self, records: Sequence[SampleRecord], logged: Mapping[Key, Logged] | None = None
+    ) -> None:
+        """`records` as JSON lines. `logged`: records this command appended to the log and where; a record
+        that is that very object (unchanged since) is copied from the log rather than serialised again."""
+        copied: dict[int, bytes] = {}
+        if logged:
+            from mmgauge.store.runlog import read_spans
+
+            reuse = [(index, logged[r.key][1]) for index, r in enumerate(records)
+                     if r.key in logged and logged[r.key][0] is r]
+            lines = read_spans(self.path / _RECORDS, [span for _, span in reuse])
+            if lines is not None:
+                copied = {index: line for (index, _), line in zip(reuse, lines, strict=True)}
+        data = b"".join(copied.get(index) or (record.model_dump_json() + "\n").encode("utf-8")
+                        for index, record in enumerate(records))
+        tmp = (self.path / _SCORED).with_name(_SCORED + ".tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, self.path / _SCORED)
 
     def _log_newer_than_scored(self) -> bool:
         log = self.path / _RECORDS

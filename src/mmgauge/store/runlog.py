@@ -67,6 +67,10 @@ def latest_records(path: Path) -> dict[tuple[str, str, int], SampleRecord]:
     return {record.key: record for record in read_records(path)}
 
 
+#: Where one record's line is in the log: (byte offset, byte length including its newline).
+Span = tuple[int, int]
+
+
 class RunLog:
     """Appends records to `samples.jsonl`, one line each, flushed to the OS at once."""
 
@@ -77,11 +81,18 @@ class RunLog:
             complete = _complete_length(path)
             if complete != path.stat().st_size:
                 os.truncate(path, complete)
-        self._handle: IO[str] = path.open("a", encoding="utf-8")
+        # Bytes (the UTF-8 a text handle would write), so each line's place is known without asking the OS.
+        self._handle: IO[bytes] = path.open("ab")
+        self._end = self._handle.tell()
 
-    def append(self, record: SampleRecord) -> None:
-        self._handle.write(record.model_dump_json() + "\n")
+    def append(self, record: SampleRecord) -> Span:
+        """Write the record's line and flush it; where the line is (see `read_spans`)."""
+        line = (record.model_dump_json() + "\n").encode("utf-8")
+        self._handle.write(line)
         self._handle.flush()
+        span = (self._end, len(line))
+        self._end += len(line)
+        return span
 
     def close(self) -> None:
         self._handle.close()
@@ -91,3 +102,18 @@ class RunLog:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def read_spans(path: Path, spans: list[Span]) -> list[bytes] | None:
+    """The lines at `spans` of a closed log, read in one pass; None if the file no longer holds them whole."""
+    if not spans:
+        return []
+    start = min(offset for offset, _ in spans)
+    end = max(offset + length for offset, length in spans)
+    with path.open("rb") as handle:
+        handle.seek(start)
+        data = handle.read(end - start)
+    if len(data) != end - start:
+        return None
+    lines = [data[offset - start : offset - start + length] for offset, length in spans]
+    return lines if all(line.endswith(b"\n") for line in lines) else None
