@@ -44,13 +44,8 @@ def gia_weights(language: str, types: npt.ArrayLike) -> tuple[FloatArray, float]
     """Per question, the weight its right answer adds to the GIA, and the GIA of all answers wrong; None when
     the questions are not every question of the language once (the published model scores full counts
     only) or the language has no published model."""
-    from mmgauge.scoring.m3gia_gia import (
-        GENERAL_FACTOR,
-        QUESTION_TYPE_TO_COLUMN,
-        load_published_model,
-        normalise_language,
-        question_counts,
-    )
+    from mmgauge.scoring.m3gia_gia import QUESTION_TYPE_TO_COLUMN, normalise_language, question_counts
+    from mmgauge.scoring.m3gia_gia_interval import gia_linear_form
 
     try:
         code = normalise_language(language)
@@ -59,10 +54,9 @@ def gia_weights(language: str, types: npt.ArrayLike) -> tuple[FloatArray, float]
     columns = [QUESTION_TYPE_TO_COLUMN.get(str(t), "") for t in np.asarray(types).tolist()]
     if Counter(columns) != Counter(question_counts(code)):
         return None
-    model = load_published_model(code)
-    general = model.weights()[model.factors.index(GENERAL_FACTOR)]
-    per_item: FloatArray = general[[model.indicators.index(c) for c in columns]]
-    return per_item, float(model.alpha[model.factors.index(GENERAL_FACTOR)] - general @ model.nu)
+    weights, constant = gia_linear_form(code)
+    per_item: FloatArray = np.array([weights[c] for c in columns], dtype=np.float64)
+    return per_item, constant
 
 
 def linear_statistic(per_item: FloatArray, constant: float) -> Statistic:

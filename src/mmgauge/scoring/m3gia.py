@@ -30,7 +30,13 @@ from pydantic import BaseModel
 
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import SampleRecord
-from mmgauge.scoring.m3gia_gia import QUESTION_TYPE_TO_COLUMN, compute_gia, question_counts
+from mmgauge.scoring.m3gia_gia import (
+    QUESTION_TYPE_TO_COLUMN,
+    compute_gia,
+    normalise_language,
+    question_counts,
+)
+from mmgauge.scoring.m3gia_gia_interval import gia_interval
 from mmgauge.stats.proportion import Interval, proportion_interval
 
 #: The 18 question types as the release spells them ("Number Seres" included), in question-id order.
@@ -90,6 +96,10 @@ class Gia(BaseModel):
     gia: Stat
     gia_normalised: Stat
     human_gia: float
+    #: 95% interval of `gia.mean` with its n (questions) and method (`m3gia_gia_interval`); the normalised
+    #: scale's is the same interval divided by the human GIA (x100).
+    gia_ci: Interval | None = None
+    gia_normalised_ci: Interval | None = None
     gia_standardised: Stat | None = None
     human_percentile: Stat | None = None
     standardised_note: str | None = None
@@ -236,7 +246,7 @@ def _coverage(frame: pd.DataFrame, language: str) -> tuple[bool, str]:
     return True, ""
 
 
-def _gia(language: str, per_round: list[dict[str, float]]) -> Gia:
+def _gia(language: str, per_round: list[dict[str, float]], frame: pd.DataFrame) -> Gia:
     counts = pd.DataFrame([[scores[f"count/{c}"] for c in COUNT_COLUMNS] for scores in per_round],
                           columns=list(COUNT_COLUMNS))
     official = compute_gia(counts, language)
@@ -245,6 +255,13 @@ def _gia(language: str, per_round: list[dict[str, float]]) -> Gia:
         gia_normalised=stat([row.gia_normalised for row in official.rows]),
         human_gia=official.human_gia,
     )
+    per_question = frame.groupby("question_id").agg(share=("correct", "mean"),
+                                                    kind=("question_type", "first"))
+    shares = {column: per_question["share"][per_question["kind"] == _TYPE_OF_COLUMN[column]].to_numpy(float)
+              for column in COUNT_COLUMNS}
+    gia.gia_ci = gia_interval(shares, normalise_language(language), gia.gia.mean)
+    if official.human_gia > 0:
+        gia.gia_normalised_ci = gia.gia_ci.scaled(100.0 / official.human_gia)
     try:
         standardised = compute_gia(counts, language, scale="standardised")
     except UserError as missing:
@@ -269,7 +286,7 @@ def _language_scores(language: str, frame: pd.DataFrame) -> tuple[LanguageScores
     )
     scores.overall_ci95 = scores.overall_ci.bounds() if scores.overall_ci else None
     if complete:
-        scores.gia = _gia(language, per_round)
+        scores.gia = _gia(language, per_round, frame)
     else:
         scores.gia_note = (
             f"GIA not computed: {why}; the published model turns counts of correct answers over all 300 "

@@ -100,8 +100,9 @@ def m3gia_rows(data: Mapping[str, Any]) -> list[TidyRow]:
         gia = scores.gia
         if gia is not None:
             where = breakdown(lang)
-            rows += _stat_rows("gia", gia.gia, GIA, where, headline=True)
-            rows += _stat_rows("gia_normalised", gia.gia_normalised, PERCENT, where, headline=True)
+            rows += _stat_rows("gia", gia.gia, GIA, where, ci=gia.gia_ci, headline=True)
+            rows += _stat_rows("gia_normalised", gia.gia_normalised, PERCENT, where, ci=gia.gia_normalised_ci,
+                               headline=True)
             rows.append(metric_row("human_gia", gia.human_gia, GIA, where=where))
             if gia.gia_standardised is not None:
                 rows += _stat_rows("gia_standardised", gia.gia_standardised, Z_SCORE, where)

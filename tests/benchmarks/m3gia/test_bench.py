@@ -172,3 +172,17 @@ def test_summary_prints_overall_with_interval_and_n() -> None:
     assert ci is not None
     # 4 of 4 right: the exact interval [0.025^(1/4), 1] = [39.8%, 100%], not a point.
     assert rows["M3GIA english overall"] == "100.0% (95% CI 39.8-100.0, n=4), 1 rounds"
+
+
+def test_summary_prints_the_gia_with_its_interval_and_n() -> None:
+    from mmgauge.benchmarks.m3gia.data import factor_table
+    from mmgauge.scoring.m3gia import Item, score_items
+
+    truths, factors = answer_table("english"), factor_table("english")
+    result = score_items([Item("english", qid, truth.question_type, factors.get(qid, ()), 0,
+                               int(qid) % 2 == 0) for qid, truth in truths.items()])
+    gia = result.per_language["english"].gia
+    assert gia is not None and gia.gia_ci is not None
+    low, high = gia.gia_ci.bounds()
+    expected = f"{gia.gia.mean:.2f} (95% CI {low:.2f}-{high:.2f}, n=300, normalised"
+    assert dict(M3GIABenchmark().summary(result))["M3GIA english GIA"].startswith(expected)

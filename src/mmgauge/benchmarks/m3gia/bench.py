@@ -178,7 +178,9 @@ class M3GIABenchmark(Benchmark[M3GIAOptions, M3GIAResult]):
             rows.append((f"M3GIA {language} factors", " · ".join(factors)))
             gia = scores.gia
             if gia is not None:
-                text = f"{_num(gia.gia)} (normalised {_num(gia.gia_normalised)}, human {gia.human_gia:.2f})"
+                interval = f"{gia.gia_ci.text(1, 2)}, " if gia.gia_ci is not None else ""
+                text = (f"{_num(gia.gia)} ({interval}normalised {_num(gia.gia_normalised)}, "
+                        f"human {gia.human_gia:.2f})")
             else:
                 text = f"not computed ({scores.questions} of 300 questions scored; see notes)"
             rows.append((f"M3GIA {language} GIA", text))

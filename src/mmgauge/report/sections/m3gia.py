@@ -50,8 +50,9 @@ def _cards(bench: BenchView) -> list[Card]:
                           f"95% CI {pct(ci[0], 1)}–{pct(ci[1], 1)}" if ci else _sd(scores.overall)))
         if scores.gia is not None:
             g = scores.gia
+            interval = f"95% CI {g.gia_ci.low:.2f}–{g.gia_ci.high:.2f} · " if g.gia_ci is not None else ""
             cards.append(Card(f"GIA {language}", f"{g.gia.mean:.2f}",
-                              f"{g.gia_normalised.mean:.1f}% of human ({g.human_gia:.2f})"))
+                              f"{interval}{g.gia_normalised.mean:.1f}% of human ({g.human_gia:.2f})"))
     if not any(s.gia for s in r.per_language.values()):
         cards.append(Card("GIA", "not computed", "needs all 300 questions of a language", warn=True))
     return cards
