@@ -86,3 +86,20 @@ def test_browser_shows_every_image_of_a_sample(runs: tuple[Path, Path]) -> None:
     assert index["img"][0] == [0, 1] and set(index["img"][1:]) == {-1}  # the undecodable one is left out
     assert len([b for b in data.blocks if 'id="mmg-img-' in b]) == 2
     assert any("1 images could not be decoded" in note for note in data.notes)
+
+
+def test_m3gia_cards_show_the_gia_interval_with_its_n() -> None:
+    from mmgauge.benchmarks.m3gia.data import answer_table, factor_table
+    from mmgauge.report.load import BenchView
+    from mmgauge.report.sections.m3gia import _cards
+    from mmgauge.scoring.m3gia import Item, score_items
+
+    truths, factors = answer_table("english"), factor_table("english")
+    result = score_items([Item("english", qid, truth.question_type, factors.get(qid, ()), 0,
+                               int(qid) % 3 > 0) for qid, truth in truths.items()])
+    gia = result.per_language["english"].gia
+    assert gia is not None and gia.gia_ci is not None
+    cards = {card.label: card.ci for card in _cards(BenchView("m3gia", result=result.model_dump()))}
+    expected = f"95% CI {gia.gia_ci.low:.2f}–{gia.gia_ci.high:.2f}, n=300 · "
+    assert (cards["GIA english"] or "").startswith(expected)
+    assert (cards["M3GIA english"] or "").endswith(", n=300")

@@ -47,10 +47,12 @@ def _cards(bench: BenchView) -> list[Card]:
     for language, scores in r.per_language.items():
         ci = scores.overall_ci95
         cards.append(Card(f"M3GIA {language}", pct(scores.overall.mean),
-                          f"95% CI {pct(ci[0], 1)}–{pct(ci[1], 1)}" if ci else _sd(scores.overall)))
+                          f"95% CI {pct(ci[0], 1)}–{pct(ci[1], 1)}, n={scores.questions}" if ci
+                          else _sd(scores.overall)))
         if scores.gia is not None:
             g = scores.gia
-            interval = f"95% CI {g.gia_ci.low:.2f}–{g.gia_ci.high:.2f} · " if g.gia_ci is not None else ""
+            interval = (f"95% CI {g.gia_ci.low:.2f}–{g.gia_ci.high:.2f}, n={g.gia_ci.n} · "
+                        if g.gia_ci is not None else "")
             cards.append(Card(f"GIA {language}", f"{g.gia.mean:.2f}",
                               f"{interval}{g.gia_normalised.mean:.1f}% of human ({g.human_gia:.2f})"))
     if not any(s.gia for s in r.per_language.values()):
