@@ -50,10 +50,11 @@ Key = tuple[str, str, int]
 Logged = tuple["SampleRecord", "Span"]
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write `text` to `path` through a temporary file and a rename: readers see the old or the new file."""
+def write_atomic(path: Path, content: str | bytes) -> None:
+    """Write `content` (text as UTF-8, or bytes as they are) to `path` through a temporary file and a rename:
+    readers see the old or the new file."""
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
+    tmp.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
     os.replace(tmp, path)
 
 
@@ -179,11 +180,9 @@ class RunFolder:
             lines = read_spans(self.path / _RECORDS, [span for _, span in reuse])
             if lines is not None:
                 copied = {index: line for (index, _), line in zip(reuse, lines, strict=True)}
-        data = b"".join(copied.get(index) or (record.model_dump_json() + "\n").encode("utf-8")
-                        for index, record in enumerate(records))
-        tmp = (self.path / _SCORED).with_name(_SCORED + ".tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, self.path / _SCORED)
+        write_atomic(self.path / _SCORED, b"".join(
+            copied.get(index) or (record.model_dump_json() + "\n").encode("utf-8")
+            for index, record in enumerate(records)))
 
     def _log_newer_than_scored(self) -> bool:
         log = self.path / _RECORDS
