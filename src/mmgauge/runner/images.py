@@ -31,8 +31,10 @@ class ImageLedger:
     def prepare(self, images: list[ImageRef]) -> None:
         """Resolve the paths of these image files now (planning) rather than while answers land."""
         for image in images:
-            if image.path is not None and (image.path, image.sha256()) not in self._files:
-                self._file_ref(image.path, image.sha256())
+            if image.path is not None:
+                sha = image.sha256()
+                if (image.path, sha) not in self._files:
+                    self._file_ref(image.path, sha)
 
     def _file_ref(self, given: str, sha: str) -> StoredImage:
         ref = self._files[given, sha] = StoredImage(sha256=sha, path=str(Path(given).resolve()))
