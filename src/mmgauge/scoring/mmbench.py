@@ -183,14 +183,8 @@ class _Labels:
     @classmethod
     def of(cls, labels: npt.NDArray[np.object_], rename: Callable[[str], str] = str) -> _Labels:
         """`np.unique` of the (renamed) labels as text, with a dictionary instead of sorting every group."""
-        first_seen: dict[str, int] = {}
-        raw = np.fromiter((first_seen.setdefault(value, len(first_seen)) for value in labels.tolist()),
-                          dtype=np.int64, count=len(labels))
-        renamed = [rename(str(value)) for value in first_seen]
-        names = sorted(set(renamed))
-        number = {name: i for i, name in enumerate(names)}
-        to_sorted = np.array([number[name] for name in renamed], dtype=np.int64)
-        return cls(names, to_sorted[raw] if len(raw) else raw)
+        coded = Coded.of(labels)
+        return cls.from_codes(coded.codes, coded.names, rename)
 
     @classmethod
     def read(cls, column: npt.NDArray[np.object_] | LabelColumn, rows: npt.NDArray[np.int64],
@@ -199,6 +193,12 @@ class _Labels:
         if isinstance(column, np.ndarray):
             return cls.of(column[rows], rename)
         codes, values = column.at(rows)
+        return cls.from_codes(codes, values, rename)
+
+    @classmethod
+    def from_codes(cls, codes: npt.NDArray[np.int64], values: Sequence[str],
+                   rename: Callable[[str], str] = str) -> _Labels:
+        """The labels `values[codes]`, renamed; values no row uses are left out of `names`."""
         used = np.flatnonzero(np.bincount(codes, minlength=len(values))).tolist()
         renamed = [rename(str(values[code])) for code in used]
         names = sorted(set(renamed))
