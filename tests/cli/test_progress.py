@@ -74,10 +74,14 @@ def test_ctrl_c_says_how_to_resume(tmp_path: Path) -> None:
     with FakeOpenAIServer(latency_s=1.0) as server:
         job = run_cli("run", "--model", f"openai:toy@{server.base_url}", "--bench", "toy", "--data",
                       str(data), "--out", str(out), "--no-cache", "--concurrency", "2")
-        time.sleep(3)
+        # Interrupt once the run is under way (its manifest written), however slowly the machine starts it.
+        started = time.monotonic()
+        while not (out / "manifest.json").exists() and time.monotonic() - started < 60:
+            time.sleep(0.1)
+        time.sleep(1.5)
         job.send_signal(signal.SIGINT)
         _, err = job.communicate(timeout=60)
-    assert job.returncode == 130
+    assert job.returncode == 130, err
     assert "interrupted: every finished sample is kept in the run folder; run the same command to " \
            "resume" in err
     manifest = json.loads((out / "manifest.json").read_text())

@@ -51,3 +51,34 @@ def test_an_irregular_folder_is_read_line_by_line(tmp_path: Path) -> None:
     assert read_results_columns(results_files(folder), "official") is None
     with pytest.raises(UserError, match=r"OCR\.txt:4.*empty line"):
         score_source(folder)
+
+
+def test_method_numbers_do_not_depend_on_which_file_is_read_first(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    from mmgauge.benchmarks.mme import results_columns
+
+    folder = tmp_path / "results"
+    write_folder(folder, 7, 3)
+    files = results_files(folder)
+    for (path, _), answer in zip(files, ["Yes", "No", "Not sure."], strict=True):
+        lines = [line.rsplit("\t", 1)[0] for line in path.read_text(encoding="utf-8").splitlines()]
+        path.write_text("".join(f"{line}\t{answer}\n" for line in lines), encoding="utf-8")
+    read_file = results_columns._read_file
+
+    def first_file_last(path: Path, parser: str, methods: object) -> object:
+        if path == files[0][0]:
+            time.sleep(0.3)  # the file that names the first method finishes after the others
+        return read_file(path, parser, methods)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(results_columns, "_read_file", first_file_last)
+    forward = read_results_columns(files, "words")
+    backward = read_results_columns(files[::-1], "words")
+    assert forward is not None and backward is not None
+    # Names are numbered in order of first appearance in the files as given, whichever finished first.
+    assert forward.method_names == ("words", "words-unknown")
+    assert backward.method_names == ("words-unknown", "words")
+    names = [forward.method_names[code] for code in forward.method]
+    last = len(files[-1][0].read_text(encoding="utf-8").splitlines())
+    assert names[-last:] == ["words-unknown"] * last and set(names[:-last]) == {"words"}

@@ -15,6 +15,7 @@ ASCII are read by the parser itself, one by one; under the `words` parser every 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, NamedTuple
 
@@ -31,6 +32,8 @@ _FIELDS: Final = ("image", "question", "truth", "answer")
 #: Method names of the official parser, in the order of the codes below.
 _OFFICIAL: Final = ("official-exact", "official-prefix", "official-other")
 _ANSWER_CODES: Final[dict[str | None, int]] = {"yes": 1, "no": 0, None: -1}
+#: Files read at once (more threads than cores only add switching; pyarrow has its own pool too).
+_MAX_READERS: Final = 4
 
 
 class _Part(NamedTuple):
@@ -52,14 +55,30 @@ class _Methods:
 
 
 def read_results_columns(files: list[tuple[Path, str]], parser: str) -> MMEColumns | None:
-    """Questions of `(file, subtask)` results files in column form, or None if any file is irregular."""
+    """Questions of `(file, subtask)` results files in column form, or None if any file is irregular.
+
+    Files are read and parsed on a few threads (pyarrow releases the GIL while it reads and computes), each
+    numbering its own methods; the numbers are then made those of reading the files in order, so the
+    result does not depend on which thread finished first.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    def read(path: Path) -> tuple[_Part, _Methods] | None:
+        own = _Methods()
+        found = _read_file(path, parser, own)
+        return None if found is None else (found, own)
+
+    workers = max(1, min(len(files), os.cpu_count() or 1, _MAX_READERS))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        read_parts = list(pool.map(read, [path for path, _ in files]))
     methods = _Methods()
     parts: list[_Part] = []
-    for path, _ in files:
-        part = _read_file(path, parser, methods)
-        if part is None:
+    for found in read_parts:
+        if found is None:
             return None
-        parts.append(part)
+        part, own = found
+        renumber = np.array([methods.code(name) for name in own.numbers], dtype=np.int64)
+        parts.append(part._replace(method=renumber[part.method]))
     sizes = [len(part.answer) for part in parts]
     subtasks = [SUBTASKS.index(subtask) for _, subtask in files]
     return MMEColumns(
