@@ -131,3 +131,26 @@ def test_reasoning_is_removed_before_reading_the_answer_and_kept_in_the_record(t
                             keep_reasoning=True)
     # The official parser reads the first four characters: "<thi" is neither yes nor no.
     assert kept.result_as("mme", MMEResult).subtasks["existence"].yes_ratio is None
+
+
+@pytest.mark.parametrize("bench", ["mme", "mmbench", "m3gia"])
+def test_a_judge_reads_the_answer_without_the_reasoning_the_rules_were_kept_from(tmp_path: Path,
+                                                                                bench: str) -> None:
+    from mmgauge.testing.server import FakeOpenAIServer
+
+    seen: list[str] = []
+
+    def judge_reply(text: str) -> str:
+        seen.append(text)
+        return "Yes" if bench == "mme" else "A"
+
+    thinking = "mock:<think>Yes, it is A; or B? No.</think> Hard to say"
+    with FakeOpenAIServer(answer=judge_reply) as server:
+        mmgauge.evaluate(model=thinking, benchmarks=[bench], out=tmp_path / "run", cache=False,
+                         judge=f"openai:judge@{server.base_url}", options={"parser": "words"}
+                         if bench == "mme" else None)
+    assert seen, "the rules read no answer in 'Hard to say', so the judge is asked"
+    assert all("Hard to say" in text and "think" not in text and "or B?" not in text for text in seen)
+    judged = [record.extraction for record in mmgauge.load_run(tmp_path / "run").record_list(bench)
+              if record.extraction is not None and record.extraction.judge_reply is not None]
+    assert judged and all(extraction.reasoning_removed for extraction in judged)

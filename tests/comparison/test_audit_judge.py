@@ -99,6 +99,18 @@ def test_mme_answers_are_re_read_with_the_mme_judge_prompt(tmp_path: Path, cli: 
     assert study.overall.judge_vs_rules is not None and study.overall.judge_vs_rules.observed_agreement == 0
 
 
+def test_the_audit_judge_reads_answers_without_the_reasoning_the_rules_were_kept_from(tmp_path: Path,
+                                                                                     cli: Any) -> None:
+    model = "mock:<think>No, surely not.</think> Yes"
+    done = cli("run", "--bench", "mme", "--model", model, "--out", tmp_path / "mme", "--no-cache")
+    assert done.code == 0
+    seen: list[str] = []
+    with FakeOpenAIServer(answer=lambda text: seen.append(text) or _echo(text)) as server:
+        study = audit_judge(tmp_path / "mme", f"openai:j@{server.base_url}", sample=6, cache=False)
+    assert seen and all("Model's answer: Yes" in text and "surely" not in text for text in seen)
+    assert {(item.rule, item.judge) for item in study.items} == {("yes", "yes")}
+
+
 def test_what_cannot_be_audited_is_one_line(run: Path, cli: Any, tmp_path: Path) -> None:
     assert cli("run", "--bench", "mmbench", "--model", "mock:Yes", "--out", tmp_path / "nojudge",
                "--no-cache").code == 0

@@ -24,6 +24,7 @@ from mmgauge.core.errors import UserError
 from mmgauge.core.types import DatasetEntry, RunManifest, Sample, SampleRecord
 from mmgauge.extraction.judge import Judge
 from mmgauge.extraction.methods import FAILURE
+from mmgauge.extraction.reasoning import text_read
 from mmgauge.stats.agreement import cohen_kappa
 from mmgauge.store.judge_audit import Agreement, AgreementItem, AgreementStudy, JudgeAgreement
 from mmgauge.store.run_folder import RunFolder
@@ -67,7 +68,7 @@ class _Reader:
             self.benchmarks[name], self.samples[name] = _load(entry)
 
     async def read(self, judge: Judge, record: SampleRecord) -> str:
-        text = record.response.text or ""
+        text = text_read(record.response.text or "", record.extraction)
         if record.benchmark == "mme":
             from mmgauge.benchmarks.mme.bench import ask_judge  # the run's own judge procedure
 

@@ -22,7 +22,10 @@ back unchanged (byte for byte), so answers without reasoning are read exactly as
 from __future__ import annotations
 
 import re
-from typing import Final
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from mmgauge.core.types import Extraction
 
 #: (opening, closing) tag patterns of the block styles in use.
 _TAGS: Final[tuple[tuple[str, str], ...]] = (
@@ -58,3 +61,12 @@ def strip_reasoning(text: str) -> tuple[str, bool]:
         rest = rest[: unclosed.start()]
         removed = True
     return (rest.strip(), True) if removed else (text, False)
+
+
+def text_read(text: str, extraction: Extraction | None) -> str:
+    """The part of a model's `text` its answer was read from: without the reasoning when `extraction` says it
+    was removed. A judge deciding an answer the rules could not read gets this, never the thoughts the
+    rules were kept from (they would decide its reading as they would the parser's)."""
+    if extraction is not None and extraction.reasoning_removed:
+        return strip_reasoning(text)[0]
+    return text

@@ -26,6 +26,7 @@ from mmgauge.datasources.tables import fingerprint_files, is_table_source, table
 from mmgauge.extraction.choice import match_choice
 from mmgauge.extraction.judge import Judge
 from mmgauge.extraction.methods import FAILURE, JUDGE
+from mmgauge.extraction.reasoning import text_read
 from mmgauge.scoring.mmbench import MMBenchResult, score_columns
 
 #: The sample metadata that records keep (see `record_metadata`).
@@ -112,7 +113,7 @@ class MMBenchBenchmark(Benchmark[MMBenchOptions, MMBenchResult]):
             copies.append(Copy(
                 key=key, sample_id=record.sample_id, group=int(meta["g_index"]), copy=int(meta["copy"]),
                 answer=sample.answer, question=_judge_question(sample), options=dict(sample.options),
-                text=record.response.text or "", extraction=extraction,
+                text=text_read(record.response.text or "", record.extraction), extraction=extraction,
             ))
         changed = await resolve_copies(copies, judge, random_fallback=self.options.random_fallback,
                                        seed=self.options.seed)

@@ -27,7 +27,8 @@ NOT_JUDGED = "not judged:"
 
 @dataclass
 class Copy:
-    """What resolving one copy needs: its place, the question, the model's text and the rules' reading."""
+    """What resolving one copy needs: its place, the question, the text the rules read (the model's, without
+    any reasoning they were kept from) and their reading."""
 
     key: int
     sample_id: str
@@ -70,6 +71,8 @@ async def _resolve_group(items: list[Copy], judge: Judge, out: dict[int, Extract
             out[item.key] = _not_judged(item, lost_at)
             continue
         found = await judge_choice(judge, item.question, item.options, item.text)
+        if item.extraction.reasoning_removed:
+            found = found.model_copy(update={"reasoning_removed": True})
         out[item.key] = found
         if found.method == JUDGE_FAILED:
             # The group waits for the judge: the copies after this one are judged on the next run.
