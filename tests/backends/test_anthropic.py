@@ -13,6 +13,7 @@ from mmgauge.backends.registry import load_backend
 from mmgauge.backends.spec import parse_spec
 from mmgauge.core.errors import EndpointError, UserError
 from mmgauge.core.types import GenerationConfig, ImageRef, Message, ModelResponse
+from mmgauge.testing.endpoints import as_if_answered
 from mmgauge.testing.server import Action, FakeOpenAIServer
 from mmgauge.testing.toy import tiny_png
 
@@ -80,7 +81,7 @@ def test_wrong_key_stops_the_run_without_showing_the_key(
 def test_transient_failures_are_retried(server: FakeOpenAIServer, fault: str) -> None:
     server.script(Action(fault, retry_after="0") if fault in ("429", "529") else Action(fault))
     backend = AnthropicBackend(server.root_url, "m", settings=FAST)
-    backend._succeeded = True
+    as_if_answered(backend)
     response = ask(backend, Message.user("q"))
     assert response.ok and response.text == "yes" and server.requests == 2
 
@@ -88,7 +89,7 @@ def test_transient_failures_are_retried(server: FakeOpenAIServer, fault: str) ->
 def test_529_overloaded_halves_the_endpoint_limit(server: FakeOpenAIServer) -> None:
     server.script(Action("529"))
     backend = AnthropicBackend(server.root_url, "m", settings=FAST)
-    backend._succeeded = True
+    as_if_answered(backend)
     assert ask(backend, Message.user("q")).ok
     assert backend.endpoint_stats()[0]["limit"] < FAST.concurrency
 

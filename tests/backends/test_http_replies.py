@@ -14,6 +14,7 @@ from mmgauge.backends.base import BackendSettings, Request
 from mmgauge.backends.http import ReplyError
 from mmgauge.backends.openai import OpenAIBackend
 from mmgauge.core.types import GenerationConfig, Message, ModelResponse
+from mmgauge.testing.endpoints import as_if_answered
 from mmgauge.testing.server import Action, FakeOpenAIServer
 
 FAST = BackendSettings(concurrency=4, timeout_s=2.0, max_retries=2, backoff_base_s=0.01, backoff_max_s=0.05)
@@ -35,7 +36,7 @@ def ask(backend: OpenAIBackend, *texts: str) -> list[ModelResponse]:
 
 def warmed(server: FakeOpenAIServer, settings: BackendSettings = FAST) -> OpenAIBackend:
     backend = OpenAIBackend(server.base_url, "m", settings=settings)
-    backend._succeeded = True  # the endpoint has answered before: failures are per request
+    as_if_answered(backend)  # the endpoint has answered before: failures are per request
     return backend
 
 
@@ -136,7 +137,7 @@ def test_retry_after_on_one_endpoint_does_not_stall_the_other() -> None:
         limited.default = Action("429", retry_after="30")
         settings = BackendSettings(concurrency=4, timeout_s=5, max_retries=3, backoff_max_s=30)
         backend = OpenAIBackend([limited.base_url, healthy.base_url], "m", settings=settings)
-        backend._succeeded = True
+        as_if_answered(backend)
         started = time.monotonic()
         responses = ask(backend, *[f"q{i}" for i in range(20)])
         assert all(r.ok for r in responses)

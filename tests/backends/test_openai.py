@@ -9,6 +9,7 @@ from mmgauge.backends.base import BackendSettings, Request
 from mmgauge.backends.openai import OpenAIBackend, retry_after_seconds, to_openai_messages
 from mmgauge.core.errors import EndpointError, UserError
 from mmgauge.core.types import GenerationConfig, ImageRef, Message, ModelResponse
+from mmgauge.testing.endpoints import as_if_answered
 from mmgauge.testing.server import Action, FakeOpenAIServer
 from mmgauge.testing.toy import tiny_png
 
@@ -55,7 +56,7 @@ def test_transient_failures_are_retried(server: FakeOpenAIServer, failure: Actio
     backend = OpenAIBackend(server.base_url, "m", settings=FAST)
     assert ask(backend).ok  # first request succeeds, so the endpoint is known to be alive
     backend = OpenAIBackend(server.base_url, "m", settings=FAST)
-    backend._succeeded = True
+    as_if_answered(backend)
     response = ask(backend)
     assert response.ok and response.text == "yes"
     assert server.requests == 4
@@ -74,7 +75,7 @@ def test_retry_after_is_honoured(server: FakeOpenAIServer) -> None:
 def test_exhausted_retries_give_an_error_response_not_text(server: FakeOpenAIServer) -> None:
     server.default = Action("500")
     backend = OpenAIBackend(server.base_url, "m", settings=FAST)
-    backend._succeeded = True
+    as_if_answered(backend)
     response = ask(backend)
     assert not response.ok and response.text is None and "HTTP 500" in (response.error or "")
     assert server.requests == FAST.max_retries + 1

@@ -13,6 +13,7 @@ from mmgauge.backends.request_options import RequestOptions
 from mmgauge.core import secrets
 from mmgauge.core.errors import EndpointError
 from mmgauge.core.types import GenerationConfig, Message, ModelResponse, ModelSpec
+from mmgauge.testing.endpoints import as_if_answered
 from mmgauge.testing.server import Action, FakeOpenAIServer
 
 KEY = "sk-test-0123456789abcdef"
@@ -64,7 +65,7 @@ def test_a_key_echoed_by_the_server_never_reaches_errors(monkeypatch: pytest.Mon
         # After answers: a 401 on one request is that request's error, redacted as well.
         server.api_key = None
         backend = OpenAIBackend(server.base_url, "m", api_key_env="MMGAUGE_TEST_KEY", settings=FAST)
-        backend._succeeded = True
+        as_if_answered(backend)
         server.script(Action("401"))
         failed = ask(backend)
         assert failed.error is not None and "HTTP 401" in failed.error and KEY not in failed.error

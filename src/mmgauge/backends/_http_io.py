@@ -1,4 +1,5 @@
-"""Reading an HTTP reply safely: a size cap that holds after decompression, and a sane Retry-After.
+"""Sending one request and reading its reply safely: transport failures as `Attempt`s, a size cap that holds
+after decompression, and a sane Retry-After.
 
 The session runs with aiohttp's automatic decompression off: aiohttp inflates each received chunk whole,
 so a few kilobytes of gzip could become gigabytes in memory before any cap is checked. Here the body is read
@@ -8,10 +9,12 @@ in chunks and inflated with an output limit, so neither the raw nor the decoded 
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
 import math
 import time
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timezone
 from typing import TYPE_CHECKING, Any
@@ -144,6 +147,38 @@ class Attempt(Exception):
         self.delay = delay
         self.status = status
         self.replied = replied
+
+
+async def post(
+    session: aiohttp.ClientSession, url: str, body: bytes, *, max_bytes: int, timeout_s: float,
+    redact: Callable[[str], str],
+) -> tuple[int, str | None, bytes]:
+    """POST `body` once: the status, the Retry-After header and the body (decompressed, at most `max_bytes`).
+
+    A failure to send or read is an `Attempt` saying whether to retry and what it says about the endpoint;
+    `redact` removes secrets from messages that may quote a URL.
+    """
+    import aiohttp
+
+    try:
+        async with session.post(url, data=body) as response:
+            status = response.status
+            retry_after = response.headers.get("Retry-After")
+            raw = await read_body(response, max_bytes)
+    except BodyError as error:
+        # Deterministic for this request: retrying would fetch the same oversized body again.
+        raise Attempt(str(error), retry=False, replied=True) from None
+    except aiohttp.ServerTimeoutError as error:
+        # The only socket-level timeout set is sock_connect, so this is a host that does not answer.
+        raise Attempt(f"cannot connect: {error}", retry=True, kind="connect") from None
+    except asyncio.TimeoutError:
+        raise Attempt(f"timed out after {timeout_s:g} s", retry=True, kind="overload") from None
+    except aiohttp.ClientConnectorError as error:
+        # Refused, name not resolved, TLS handshake failed: nothing was sent.
+        raise Attempt(redact(f"cannot connect: {error}"), retry=True, kind="connect") from None
+    except (aiohttp.ClientError, OSError) as error:
+        raise Attempt(redact(f"connection failed: {type(error).__name__}: {error}"), retry=True) from None
+    return status, retry_after, raw
 
 
 def set_headers(headers: dict[str, str], extra: dict[str, str]) -> None:

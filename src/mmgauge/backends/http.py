@@ -34,14 +34,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
 
 from mmgauge.backends import _identity
-from mmgauge.backends._endpoints import Endpoint, EndpointPool, EndpointStats, Failure
+from mmgauge.backends._bodies import BodyEncoder
+from mmgauge.backends._endpoints import Endpoint, EndpointPool, EndpointStats, Failure, spec_endpoints
 from mmgauge.backends._http_io import (
     ACCEPT_ENCODING,
     Attempt,
-    BodyError,
     Reply,
     ReplyError,
-    read_body,
+    post,
     retry_after_seconds,
     set_headers,
     snippet,
@@ -62,10 +62,6 @@ __all__ = ["HTTPBackend", "Reply", "ReplyError", "token_count"]
 
 #: Seconds to wait for a TCP connection: longer means the host is gone; fail over instead of waiting.
 CONNECT_TIMEOUT_S = 10.0
-
-#: One encoder for every body (json.dumps with options builds a new one per call).
-_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-
 
 class HTTPBackend(Backend):
     #: The spec prefix, e.g. "openai"; also the fingerprint prefix.
@@ -99,7 +95,7 @@ class HTTPBackend(Backend):
         self.base_url = self.base_urls[0]
         self.model = model
         self.options = request or RequestOptions()
-        self._check_options()
+        self.options.check_for(self.provider, self.request_options, self.reserved_body_keys)
         self.ceiling = self.settings.concurrency
         # The runner may keep every endpoint's ceiling busy; the per-endpoint limits hold the rest back.
         self.concurrency = self.ceiling * len(self.base_urls)
@@ -119,9 +115,7 @@ class HTTPBackend(Backend):
             unreachable_timeout_s=self.settings.unreachable_timeout_s,
         )
         self.images = ImageEncoder()
-        # Blob tokens carry a random part, so no prompt text can be mistaken for one.
-        self._blob_nonce = os.urandom(8).hex()
-        self._blobs: list[tuple[bytes, bytes]] = []
+        self._bodies = BodyEncoder()
         self._api_key_env = api_key_env
         self._session: aiohttp.ClientSession | None = None
         self._session_loop: asyncio.AbstractEventLoop | None = None
@@ -167,39 +161,9 @@ class HTTPBackend(Backend):
 
     @classmethod
     def from_spec(cls, spec: ModelSpec, settings: BackendSettings) -> HTTPBackend:
-        urls = spec.options.get("base_urls")
-        if urls is None:
-            base = spec.base_url or cls.default_base_url
-            urls = [base] if base else []
-        if not isinstance(urls, list) or not all(isinstance(u, str) for u in urls):
-            raise UserError("base_urls must be a list of URLs", field="options.base_urls")
-        unknown = sorted(set(spec.options) - {"base_urls", "request"})
-        if unknown:
-            raise UserError(f"unknown {cls.provider} option(s): {', '.join(unknown)}", field="options")
-        if not urls or not spec.model:
-            raise UserError(
-                f"the {cls.provider} backend needs a model and a base URL: {cls.provider}:MODEL@URL",
-                field="--model",
-            )
-        for url in urls:
-            if not url.startswith(("http://", "https://")):
-                raise UserError(f"endpoint '{url}' must start with http:// or https://", field="--model")
+        urls, model = spec_endpoints(spec, cls.provider, cls.default_base_url)
         request = RequestOptions.parse(spec.options.get("request"))
-        return cls(urls, spec.model, api_key_env=spec.api_key_env, settings=settings, request=request)
-
-    def _check_options(self) -> None:
-        unsupported = sorted(self.options.given() - self.request_options)
-        if unsupported:
-            raise UserError(
-                f"the {self.provider} backend does not use this option", field=f"request.{unsupported[0]}"
-            )
-        reserved = sorted(set(self.options.extra_body) & self.reserved_body_keys)
-        if reserved:
-            raise UserError(
-                f"'{reserved[0]}' is set by mmgauge (messages, model) or by its own flag (--temperature, "
-                "--max-tokens, --seed), not through extra_body",
-                field=f"request.extra_body.{reserved[0]}",
-            )
+        return cls(urls, model, api_key_env=spec.api_key_env, settings=settings, request=request)
 
     # -- identity --------------------------------------------------------------------------------------------
 
@@ -265,18 +229,7 @@ class HTTPBackend(Backend):
         info.update(self.wire_identity())
         return info
 
-    # -- state for the progress display and tests ---------------------------------------------------------
-
-    @property
-    def _succeeded(self) -> bool:
-        """Whether any endpoint has answered: from then on, failures are errors, not a misconfiguration."""
-        return self.pool.ever_succeeded()
-
-    @_succeeded.setter
-    def _succeeded(self, value: bool) -> None:
-        for endpoint in self.pool.endpoints:
-            endpoint.succeeded = value
-            endpoint.reached = value
+    # -- state for the progress display ------------------------------------------------------------------
 
     def live_concurrency(self) -> int | None:
         return self.pool.live_concurrency()
@@ -334,24 +287,18 @@ class HTTPBackend(Backend):
 
     def blob(self, data: bytes) -> str:
         """A placeholder for `data` (JSON-safe ASCII such as base64) that `encode()` splices into the
-        serialised body. For use inside `build_body`: a 50 KB image then costs one copy instead of a pass
-        of the JSON encoder (which was most of a request's CPU)."""
-        token = f"<<{self._blob_nonce}:{len(self._blobs)}>>"
-        self._blobs.append((token.encode("ascii"), data))
-        return token
+        serialised body, for use inside `build_body` (see `_bodies`)."""
+        return self._bodies.blob(data)
 
     def encode(self, request: Request) -> bytes:
         """The request body, serialised once (retries resend the same bytes)."""
-        self._blobs = []
         try:
             body = self.build_body(request)
-            body.update(self.options.extra_body)
-            raw = _JSON.encode(body).encode("utf-8")
-            for token, data in self._blobs:
-                raw = raw.replace(token, data, 1)
-            return raw
-        finally:
-            self._blobs = []
+        except BaseException:
+            self._bodies.discard()
+            raise
+        body.update(self.options.extra_body)
+        return self._bodies.encode(body)
 
     async def generate(self, batch: Sequence[Request]) -> list[ModelResponse]:
         return [await self._one(request) for request in batch]
@@ -411,30 +358,9 @@ class HTTPBackend(Backend):
         await asyncio.sleep(random.uniform(0, ceiling))
 
     async def _post(self, session: aiohttp.ClientSession, url: str, body: bytes) -> Reply:
-        import aiohttp
-
         self.requests_sent += 1
-        try:
-            async with session.post(url, data=body) as response:
-                status = response.status
-                retry_after = response.headers.get("Retry-After")
-                raw = await read_body(response, self.settings.max_response_bytes)
-        except BodyError as error:
-            # Deterministic for this request: retrying would fetch the same oversized body again.
-            raise Attempt(str(error), retry=False, replied=True) from None
-        except aiohttp.ServerTimeoutError as error:
-            # The only socket-level timeout set is sock_connect, so this is a host that does not answer.
-            raise Attempt(f"cannot connect: {error}", retry=True, kind="connect") from None
-        except asyncio.TimeoutError:
-            raise Attempt(
-                f"timed out after {self.settings.timeout_s:g} s", retry=True, kind="overload"
-            ) from None
-        except aiohttp.ClientConnectorError as error:
-            # Refused, name not resolved, TLS handshake failed: nothing was sent.
-            raise Attempt(self._redact(f"cannot connect: {error}"), retry=True, kind="connect") from None
-        except (aiohttp.ClientError, OSError) as error:
-            message = self._redact(f"connection failed: {type(error).__name__}: {error}")
-            raise Attempt(message, retry=True) from None
+        status, retry_after, raw = await post(session, url, body, max_bytes=self.settings.max_response_bytes,
+                                              timeout_s=self.settings.timeout_s, redact=self._redact)
         if not 200 <= status < 300:
             raise Attempt(
                 self._redact(f"HTTP {status}: {snippet(raw)}"),

@@ -83,6 +83,21 @@ class RequestOptions(BaseModel):
     def secrets(self) -> list[str]:
         return [value for name, value in self.headers.items() if looks_secret(name)]
 
+    def check_for(self, provider: str, understood: frozenset[str], reserved: frozenset[str]) -> None:
+        """Stop with one line if a backend does not use an option given, or `extra_body` sets a body key the
+        backend owns (`reserved`: messages, model) or a flag sets (temperature, ...)."""
+        unsupported = sorted(self.given() - understood)
+        if unsupported:
+            raise UserError(f"the {provider} backend does not use this option",
+                            field=f"request.{unsupported[0]}")
+        owned = sorted(set(self.extra_body) & reserved)
+        if owned:
+            raise UserError(
+                f"'{owned[0]}' is set by mmgauge (messages, model) or by its own flag (--temperature, "
+                "--max-tokens, --seed), not through extra_body",
+                field=f"request.extra_body.{owned[0]}",
+            )
+
     @classmethod
     def parse(cls, raw: Any, *, file: str | None = None, field: str = "request") -> RequestOptions:
         """Validate a `request` section; a wrong one is a UserError naming the key."""
