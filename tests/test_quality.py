@@ -56,8 +56,8 @@ def test_command_line_start_up_imports_nothing_heavy() -> None:
     # Every command pays for what mounting the command line imports; heavy modules load where they are used.
     code = (
         "import sys\n"
-        "from mmgauge.cli import main\n"
-        "main.mounted_app()\n"
+        "from mmgauge.cli import tree\n"
+        "tree.mounted_app()\n"
         "heavy = ('pandas', 'torch', 'transformers', 'matplotlib', 'ray', 'semopy', 'aiohttp', 'pyarrow')\n"
         "bad = [m for m in heavy if m in sys.modules]\n"
         "assert not bad, bad\n"

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from mmgauge.cli.cfa import app as cfa_app
-from mmgauge.cli.m3gia import app as m3gia_app
+from mmgauge.cli.tree import mounted_app
 from mmgauge.core.errors import UserError
 
 runner = CliRunner()
@@ -61,15 +61,15 @@ def test_m3gia_gia_json_matches_published_scores(tmp_path: Path) -> None:
     cfa = resources.files("mmgauge").joinpath("data").joinpath("m3gia").joinpath("cfa")
     counts = tmp_path / "en.csv"
     counts.write_text(cfa.joinpath("en.csv").read_text(encoding="utf-8"), encoding="utf-8")
-    args = ["gia", "--language", "en", "--counts", str(counts), "--json"]
+    args = ["score", "m3gia", "--language", "en", "--counts", str(counts), "--json"]
     ignore = ["--ignore", "subid", "--ignore", "total_acc", "--ignore", "Unnamed: 20"]
-    result = runner.invoke(m3gia_app, args + ignore)
+    result = runner.invoke(mounted_app(), args + ignore)
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     assert out["language"] == "en" and len(out["rows"]) == 15
     assert out["rows"][0]["gia"] == pytest.approx(14.8479993764033, abs=1e-6)
     assert out["rows"][0]["gia_normalised"] == pytest.approx(14.8479993764033 / 16.01 * 100, abs=1e-5)
-    extra = runner.invoke(m3gia_app, args)
+    extra = runner.invoke(mounted_app(), args)
     assert isinstance(extra.exception, UserError) and "subid" in str(extra.exception)
 
 

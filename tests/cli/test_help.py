@@ -9,7 +9,7 @@ from typing import Any
 
 import typer
 
-from mmgauge.cli.main import mounted_app
+from mmgauge.cli.tree import mounted_app
 
 
 def command_paths() -> list[tuple[str, ...]]:
@@ -80,7 +80,7 @@ def _help_pages(app: typer.Typer) -> dict[tuple[str, ...], str]:
 
 
 def test_help_listings_show_what_the_real_tree_shows(cli: Any) -> None:
-    from mmgauge.cli.main import build_app
+    from mmgauge.cli.tree import build_app
 
     listing = _help_pages(build_app(["--help"]))
     assert set(listing) >= {(), ("score",), ("export",), ("cache",), ("cfa",)}

@@ -7,10 +7,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import typer
 from typer.testing import CliRunner
 
-from mmgauge.cli.level import app
+from mmgauge.cli.level import level_command
+from mmgauge.cli.params import for_typer
 from mmgauge.core.errors import UserError
+
+app = typer.Typer()
+app.command()(for_typer(level_command))
 
 FIXTURE = (
     Path(__file__).resolve().parents[1] / "fixtures" / "general_level" / "Qwen2.5-7B-Instruct_result.xlsx"

@@ -11,7 +11,7 @@ import typer
 from typer.testing import CliRunner
 
 from mmgauge.benchmarks.mmbench.bench import MMBenchBenchmark
-from mmgauge.cli.main import mounted_app
+from mmgauge.cli.tree import mounted_app
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import ModelResponse, SampleRecord
 

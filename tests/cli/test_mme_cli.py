@@ -10,7 +10,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from mmgauge.cli.main import mounted_app
+from mmgauge.cli.tree import mounted_app
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import ModelResponse, SampleRecord
 from mmgauge.extraction.yesno import parse_official

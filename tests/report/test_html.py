@@ -104,9 +104,9 @@ def test_browser_index_is_columnar_and_chunked(runs: tuple[Path, Path]) -> None:
 
 
 def test_general_level_report_json_alone_and_beside_a_run(runs: tuple[Path, Path], tmp_path: Path) -> None:
-    from mmgauge.cli.level import app
+    from mmgauge.cli.tree import mounted_app
 
-    result = CliRunner().invoke(app, [str(LEVEL_FIXTURE), "--json"])
+    result = CliRunner().invoke(mounted_app(), ["score", "level", str(LEVEL_FIXTURE), "--json"])
     assert result.exit_code == 0, result.output
     level = tmp_path / "level.json"
     level.write_text(result.stdout, encoding="utf-8")

@@ -15,22 +15,17 @@ one model; a task scored by two of them is an error. ``--plot FILE.png`` writes 
 
 from __future__ import annotations
 
+import sys
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
-
 from mmgauge.cli.json_output import print_json
+from mmgauge.cli.params import Arg, Opt
 
 if TYPE_CHECKING:
     from mmgauge.general_level.runs import RunCoverage
     from mmgauge.scoring.general_level import Disagreement, LevelReport, TaskRow
-
-app = typer.Typer(
-    rich_markup_mode=None, add_completion=False, help="General-Level: the five-level generalist score."
-)
-
 
 class LevelMode(str, Enum):
     official = "official"
@@ -185,39 +180,31 @@ def _plot(report: LevelReport, path: Path) -> None:
     figure.savefig(path, dpi=120)
 
 
-@app.command("level")
 def level_command(
     results: Annotated[
         list[Path],
-        typer.Argument(
-            help="Results: the release's .xlsx form, CSV/JSON rows, or run folders of `mmgauge run`.",
-            show_default=False,
-            metavar="RESULTS",
-        ),
+        Arg(help="Results: the release's .xlsx form, CSV/JSON rows, or run folders of `mmgauge run`.",
+            show_default=False, metavar="RESULTS"),
     ],
     model: Annotated[
         str | None,
-        typer.Option(
-            "--model",
-            help="Model column (xlsx) or model field (rows) to score; with run folders, the report's name.",
-        ),
+        Opt("--model", help="Model column (xlsx) or model field (rows) to score; with run folders, the "
+            "report's name."),
     ] = None,
     sota: Annotated[
-        Path | None, typer.Option("--sota", help="Specialist table (default: the release's, shipped).")
+        Path | None, Opt("--sota", help="Specialist table (default: the release's, shipped).")
     ] = None,
     mode: Annotated[
-        LevelMode, typer.Option("--mode", help="official: the release's numbers; corrected: defects fixed.")
+        LevelMode, Opt("--mode", help="official: the release's numbers; corrected: defects fixed.")
     ] = LevelMode.corrected,
     mapping: Annotated[
         Path | None,
-        typer.Option(
-            "--mapping", help="Run measures to General-Level tasks (YAML; default: the shipped one)."
-        ),
+        Opt("--mapping", help="Run measures to General-Level tasks (YAML; default: the shipped one)."),
     ] = None,
     plot: Annotated[
-        Path | None, typer.Option("--plot", help="Write the level and per-task charts to this PNG file.")
+        Path | None, Opt("--plot", help="Write the level and per-task charts to this PNG file.")
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    as_json: Annotated[bool, Opt("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Score RESULTS against the specialist table: Levels 2 to 5, per modality, and the NLP weight."""
     from mmgauge.api.scores import score_general_level
@@ -230,7 +217,7 @@ def level_command(
         found = disagreements(table)
     except UserError as err:
         # The other mode cannot score this file (a value outside its domain); the asked-for mode could.
-        typer.echo(f"note: no mode comparison: {err}", err=True)
+        sys.stderr.write(f"note: no mode comparison: {err}\n")
         found = []
     if plot is not None:
         _plot(report, plot)
@@ -245,4 +232,4 @@ def level_command(
             _print_coverage(report, coverage, specialist)
         _print_disagreements(found)
         if plot is not None:
-            typer.echo(f"chart: {plot}")
+            sys.stdout.write(f"chart: {plot}\n")

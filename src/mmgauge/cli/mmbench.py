@@ -6,38 +6,39 @@ not pay for them at start-up.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-import typer
+from typing import TYPE_CHECKING, Annotated
 
 from mmgauge.cli.json_output import print_json
+from mmgauge.cli.params import Arg, Opt, for_typer
 from mmgauge.core.errors import UserError
 
 if TYPE_CHECKING:
+    import typer
+
     from mmgauge.extraction.judge import Judge
     from mmgauge.scoring.mmbench import MMBenchResult
 
 
 def register(score_app: typer.Typer, export_app: typer.Typer) -> None:
-    score_app.command("mmbench")(score_mmbench)
-    export_app.command("mmbench")(export_mmbench)
+    score_app.command("mmbench")(for_typer(score_mmbench))
+    export_app.command("mmbench")(for_typer(export_mmbench))
 
 
 def score_mmbench(
-    pred_file: Path = typer.Argument(
-        ..., help="TSV or XLSX (VLMEvalKit, lmms-eval) with the dataset columns plus `prediction`, or "
-        "lmms-eval's --log_samples JSONL."),
-    judge: str = typer.Option("none", "--judge", help="'none' (exact matching) or a judge model spec."),
-    json_output: bool = typer.Option(False, "--json", help="Print the scores as one JSON object."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap interval and of --random-fallback."),
-    random_fallback: bool = typer.Option(
-        False, "--random-fallback", help="Give unresolved answers a seeded random letter (off by default)."
-    ),
-    literal_options: bool = typer.Option(
-        False, "--literal-options", help="Keep options reading None, NA, null, ... as text (VLMEvalKit, "
-        "reading the file with pandas, drops them; so does this command by default)."
-    ),
+    pred_file: Annotated[Path, Arg(
+        help="TSV or XLSX (VLMEvalKit, lmms-eval) with the dataset columns plus `prediction`, or "
+        "lmms-eval's --log_samples JSONL.")],
+    judge: Annotated[str, Opt("--judge", help="'none' (exact matching) or a judge model spec.")] = "none",
+    json_output: Annotated[bool, Opt("--json", help="Print the scores as one JSON object.")] = False,
+    seed: Annotated[int, Opt("--seed", help="Seed of the bootstrap interval and of --random-fallback.")] = 0,
+    random_fallback: Annotated[bool, Opt(
+        "--random-fallback", help="Give unresolved answers a seeded random letter (off by default).")
+    ] = False,
+    literal_options: Annotated[bool, Opt(
+        "--literal-options", help="Keep options reading None, NA, null, ... as text (VLMEvalKit, "
+        "reading the file with pandas, drops them; so does this command by default).")] = False,
 ) -> None:
     """Score MMBench predictions with CircularEval, as VLMEvalKit scores the file."""
     from mmgauge.api.scores import judge_for, score_mmbench
@@ -53,12 +54,12 @@ def score_mmbench(
             asyncio.run(the_judge.backend.aclose())
     if json_output:
         for line in result.headline():
-            typer.echo(f"note: {line}", err=True)
+            sys.stderr.write(f"note: {line}\n")
         payload = {"overall": result.overall, "l2": result.l2, "category": result.category,
                    "vanilla": result.vanilla, "groups": result.groups, "extraction": result.extraction}
         print_json(payload, ensure_ascii=False)
         return
-    typer.echo(_text(result, the_judge))
+    sys.stdout.write(_text(result, the_judge) + "\n")
 
 
 def _text(result: MMBenchResult, judge: Judge | None) -> str:
@@ -82,9 +83,9 @@ def _text(result: MMBenchResult, judge: Judge | None) -> str:
 
 
 def export_mmbench(
-    data: Path = typer.Argument(..., help="The MMBench TSV the run used."),
-    records: Path = typer.Argument(..., help="The run folder (or a file of its records)."),
-    out: Path = typer.Option(..., "--out", help="The xlsx to write (original columns plus `prediction`)."),
+    data: Annotated[Path, Arg(help="The MMBench TSV the run used.")],
+    records: Annotated[Path, Arg(help="The run folder (or a file of its records).")],
+    out: Annotated[Path, Opt("--out", help="The xlsx to write (original columns plus `prediction`).")],
 ) -> None:
     """Write a run's answers as a VLMEvalKit-form predictions xlsx (the retired evaluation server's form)."""
     from mmgauge.benchmarks.mmbench.bench import MMBenchBenchmark
@@ -98,9 +99,9 @@ def export_mmbench(
     else:
         raise UserError("no such run folder or records file", file=str(records))
     written = MMBenchBenchmark().write_submission(loaded, data, out)
-    typer.echo(f"wrote {written.rows} rows to {written.path}; score it with `mmgauge score mmbench` once it "
-               "has the answer column (the MMBench evaluation server was retired; the test answers are "
-               "public)")
+    sys.stdout.write(f"wrote {written.rows} rows to {written.path}; score it with `mmgauge score mmbench` "
+                     "once it has the answer column (the MMBench evaluation server was retired; the test "
+                     "answers are public)\n")
     if written.missing:
         shown = ", ".join(str(index) for index in written.missing[:10])
-        typer.echo(f"note: {len(written.missing)} rows have no prediction (left empty): {shown}", err=True)
+        sys.stderr.write(f"note: {len(written.missing)} rows have no prediction (left empty): {shown}\n")

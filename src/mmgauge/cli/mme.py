@@ -6,26 +6,26 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from mmgauge.cli.json_output import print_json
+from mmgauge.cli.params import Arg, Opt, for_typer
 from mmgauge.core.errors import UserError
 
 if TYPE_CHECKING:
+    import typer
     from rich.table import Table
 
     from mmgauge.scoring.mme import MMEResult, Total
 
 
 def register(score_app: typer.Typer, export_app: typer.Typer) -> None:
-    score_app.command("mme")(score_command)
-    export_app.command("mme")(export_command)
+    score_app.command("mme")(for_typer(score_command))
+    export_app.command("mme")(for_typer(export_command))
 
 
 def score_command(
-    path: Annotated[Path, typer.Argument(help="Official results folder, run folder, or TSV/XLSX/JSONL.")],
-    parser: Annotated[str | None, typer.Option("--parser", help="official (default) or words.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="One JSON object, unrounded.")] = False,
+    path: Annotated[Path, Arg(help="Official results folder, run folder, or TSV/XLSX/JSONL.")],
+    parser: Annotated[str | None, Opt("--parser", help="official (default) or words.")] = None,
+    as_json: Annotated[bool, Opt("--json", help="One JSON object, unrounded.")] = False,
 ) -> None:
     """Score MME answers without a model, exactly as the official tool does."""
     from mmgauge.api.scores import score_mme
@@ -47,11 +47,11 @@ def score_command(
 
 
 def export_command(
-    run_dir: Annotated[Path, typer.Argument(help="A run folder written by `mmgauge run`.")],
+    run_dir: Annotated[Path, Arg(help="A run folder written by `mmgauge run`.")],
     out: Annotated[
-        Path | None, typer.Option("--out", help="Folder to write <subtask>.txt files into.  [required]")
+        Path | None, Opt("--out", help="Folder to write <subtask>.txt files into.  [required]")
     ] = None,
-    official: Annotated[Path | None, typer.Option("--official", hidden=True)] = None,
+    official: Annotated[Path | None, Opt("--official", hidden=True)] = None,
 ) -> None:
     """Write a run's MME answers as the official evaluation tool's results files.
 

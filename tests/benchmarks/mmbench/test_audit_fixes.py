@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from mmgauge.benchmarks.mmbench.bench import MMBenchBenchmark
 from mmgauge.benchmarks.mmbench.predictions import load_predictions, score_predictions
 from mmgauge.benchmarks.mmbench.tsv import load_table
-from mmgauge.cli.main import mounted_app
+from mmgauge.cli.tree import mounted_app
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import ModelResponse, SampleRecord
 from mmgauge.extraction.judge import Judge

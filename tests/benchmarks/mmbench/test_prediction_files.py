@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from mmgauge.benchmarks.mmbench.bench import MMBenchBenchmark
 from mmgauge.benchmarks.mmbench.predictions import load_predictions, score_prediction_file
-from mmgauge.cli.main import mounted_app
+from mmgauge.cli.tree import mounted_app
 from mmgauge.core.errors import UserError
 
 STRIDE = 1_000_000

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from mmgauge.benchmarks.mme.bench import MMEBenchmark
 from mmgauge.benchmarks.mme.data import load_questions
 from mmgauge.benchmarks.mme.official import read_results_folder
-from mmgauge.cli.main import mounted_app
+from mmgauge.cli.tree import mounted_app
 from mmgauge.core.errors import UserError
 from mmgauge.testing.toy import tiny_png
 
