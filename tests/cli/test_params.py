@@ -66,6 +66,7 @@ LEFT_TO_TYPER = [
     (score_mmbench, ["p.tsv", "--seed", "1_0"]),
     (score_mmbench, ["p.tsv", "--seed", "x"]),
     (score_mmbench, ["p.tsv", "--seed", "3", "--seed", "4"]),
+    (score_mmbench, [""]),
     (gia_command, ["--language", "en"]),
     (gia_command, ["--language", "en", "--counts", "c.csv", "--scale", "Official"]),
     (level_command, []),

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 import re
 import types
 import typing
@@ -203,7 +204,9 @@ def _value(kind: Any, text: str) -> Any:
     if kind is str:
         return text
     if kind is Path:
-        return Path(text)
+        # Typer refuses a path that exists but cannot be read, with its own message.
+        readable = not os.path.exists(text) or os.access(text, os.R_OK)
+        return Path(text) if text and readable else None
     if kind is int:
         return int(text) if _INTEGER.fullmatch(text) else None
     if kind is float:
