@@ -69,8 +69,11 @@ def read_results_columns(files: list[tuple[Path, str]], parser: str) -> MMEColum
         return None if found is None else (found, own)
 
     workers = max(1, min(len(files), os.cpu_count() or 1, _MAX_READERS))
+    # Largest first, so that no thread is left alone with a big file at the end.
+    order = sorted(range(len(files)), key=lambda number: -files[number][0].stat().st_size)
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        read_parts = list(pool.map(read, [path for path, _ in files]))
+        by_number = dict(zip(order, pool.map(read, [files[number][0] for number in order]), strict=True))
+    read_parts = [by_number[number] for number in range(len(files))]
     methods = _Methods()
     parts: list[_Part] = []
     for found in read_parts:
