@@ -70,3 +70,11 @@ def text_read(text: str, extraction: Extraction | None) -> str:
     if extraction is not None and extraction.reasoning_removed:
         return strip_reasoning(text)[0]
     return text
+
+
+def marked_like(found: Extraction, rules: Extraction | None) -> Extraction:
+    """`found` (a judge's or a fallback's reading of `text_read`) marked, like the rules' reading `rules`, as
+    made without the reasoning when that one was."""
+    if rules is not None and rules.reasoning_removed and not found.reasoning_removed:
+        return found.model_copy(update={"reasoning_removed": True})
+    return found

@@ -30,7 +30,7 @@ from mmgauge.extraction.choice import judge_choice, random_choice
 from mmgauge.extraction.judge import Judge
 from mmgauge.extraction.methods import UNRESOLVED
 from mmgauge.extraction.options import LETTERS, extract_option, option_letters
-from mmgauge.extraction.reasoning import text_read
+from mmgauge.extraction.reasoning import marked_like, text_read
 from mmgauge.scoring.m3gia import FACTORS, M3GIAResult, Stat, cluster_of, score_m3gia
 from mmgauge.scoring.m3gia_gia import QUESTION_TYPE_TO_COLUMN
 
@@ -162,8 +162,7 @@ class M3GIABenchmark(Benchmark[M3GIAOptions, M3GIAResult]):
         if found.method == UNRESOLVED and found.answer is None and "counted wrong" not in detail:
             detail = f"{detail}; counted wrong" if detail else "counted wrong"
             found = found.model_copy(update={"detail": detail})
-        if record.extraction is not None and record.extraction.reasoning_removed:
-            found = found.model_copy(update={"reasoning_removed": True})
+        found = marked_like(found, record.extraction)
         correct = found.answer is not None and found.answer == record.target
         return record.model_copy(update={"extraction": found, "correct": correct, "metadata": metadata})
 

@@ -18,6 +18,7 @@ from mmgauge.core.types import Extraction
 from mmgauge.extraction.choice import judge_choice, random_choice
 from mmgauge.extraction.judge import Judge
 from mmgauge.extraction.methods import FAILURE, JUDGE_FAILED, UNRESOLVED
+from mmgauge.extraction.reasoning import marked_like
 
 #: Question groups judged at the same time (calls within one group stay in order).
 JUDGE_CONCURRENCY = 8
@@ -71,8 +72,7 @@ async def _resolve_group(items: list[Copy], judge: Judge, out: dict[int, Extract
             out[item.key] = _not_judged(item, lost_at)
             continue
         found = await judge_choice(judge, item.question, item.options, item.text)
-        if item.extraction.reasoning_removed:
-            found = found.model_copy(update={"reasoning_removed": True})
+        found = marked_like(found, item.extraction)
         out[item.key] = found
         if found.method == JUDGE_FAILED:
             # The group waits for the judge: the copies after this one are judged on the next run.

@@ -19,7 +19,7 @@ from mmgauge.core.types import Extraction, Message, Sample, SampleRecord
 from mmgauge.datasources.tables import fingerprint_files, table_files
 from mmgauge.extraction.judge import Judge, JudgeUnavailable
 from mmgauge.extraction.methods import JUDGE_FAILED
-from mmgauge.extraction.reasoning import text_read
+from mmgauge.extraction.reasoning import marked_like, text_read
 from mmgauge.extraction.yesno import PARSERS, parse_words, parse_yes_no
 from mmgauge.scoring.mme import (
     PERCEPTION,
@@ -126,8 +126,7 @@ class MMEBenchmark(Benchmark[MMEOptions, MMEResult]):
                 continue
             question = str(record.metadata.get("question", record.prompt))
             decided = await ask_judge(judge, question, text_read(record.response.text or "", extraction))
-            if extraction is not None and extraction.reasoning_removed:
-                decided = decided.model_copy(update={"reasoning_removed": True})
+            decided = marked_like(decided, extraction)
             answer = decided.answer
             correct = answer is not None and answer == record.target
             resolved.append(record.model_copy(update={"extraction": decided, "correct": correct}))
