@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Final, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from mmgauge.datasources.arrow_numpy import compute, contains, distinct, lengths, take, to_numpy
+from mmgauge.datasources.arrow_numpy import compute, contains, distinct, take, to_numpy
 from mmgauge.scoring.mme import SUBTASKS, MMEColumns
 
 if TYPE_CHECKING:
@@ -148,12 +148,18 @@ def _official(
     head = compute("utf8_slice_codeunits", column, options=SliceOptions(0, 4))
     lowered = compute("ascii_lower", head)
     has_yes, has_no = contains(lowered, "yes"), contains(lowered, "no")
-    # The whole answer is "yes" or "no": 3 characters holding yes, or 2 holding no.
-    length = lengths(column)
-    exact = (has_yes & (length == 3)) | (has_no & (length == 2))
-    answer = np.where(has_yes, 1, np.where(has_no, 0, -1)).astype(np.int8)
+    # The whole answer is "yes" or "no": 3 characters holding yes, or 2 holding no. Counted in bytes, which
+    # is the same where the first 4 characters are ASCII (an answer of 2 or 3 characters then is ASCII, a
+    # longer one has more than 3 bytes); the other answers are read again below.
+    length = to_numpy(compute("binary_length", column))
+    answer = np.full(len(has_yes), -1, dtype=np.int8)
+    answer[has_no] = 0
+    answer[has_yes] = 1  # where both are there, yes: the official rule looks for yes first
+    kind = np.full(len(has_yes), 2, dtype=np.int8)  # 0 exact, 1 prefix, 2 other
+    kind[has_yes | has_no] = 1
+    kind[(has_yes & (length == 3)) | (has_no & (length == 2))] = 0
     codes = np.array([methods.code(name) for name in _OFFICIAL], dtype=np.int64)
-    method = codes[np.where(exact, 0, np.where(has_yes | has_no, 1, 2))]
+    method = codes[kind]
     unusual = np.flatnonzero(~to_numpy(compute("string_is_ascii", head)))
     if len(unusual):
         # The parser (and its answer model) is loaded only when some answer needs it.
