@@ -53,9 +53,10 @@ NO_OPTION_CODE: Final = 99
 _BATCH_BYTES: Final = 1 << 24
 #: Set bits of each 10-bit mask, and the position of its lowest set bit.
 _BIT_COUNT: Final = np.array([bin(mask).count("1") for mask in range(1 << 10)], dtype=np.uint8)
+_LOWEST_BIT: Final = np.array([(mask & -mask).bit_length() - 1 for mask in range(1 << 10)], dtype=np.int64)
+#: Byte tables: ASCII, and ASCII other than NUL.
 _ASCII: Final = np.arange(256) < 0x80
 _ASCII_NOT_NUL: Final = _ASCII & (np.arange(256) > 0)
-_LOWEST_BIT: Final = np.array([(mask & -mask).bit_length() - 1 for mask in range(1 << 10)], dtype=np.int64)
 
 
 @dataclass(frozen=True)
