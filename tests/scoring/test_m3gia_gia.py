@@ -11,6 +11,7 @@ import pytest
 
 from mmgauge.core.errors import UserError
 from mmgauge.scoring.m3gia_gia import (
+    SCORE_BLOCK_ROWS,
     HumanStats,
     compute_gia,
     human_gia,
@@ -132,3 +133,14 @@ def test_blank_count_is_an_empty_cell_not_nan() -> None:
     counts.loc[1, "Logo"] = "many"
     with pytest.raises(UserError, match="not a number: 'many'"):
         compute_gia(counts, "en")
+
+
+@pytest.mark.parametrize("rows", [1, 2, 3, SCORE_BLOCK_ROWS, SCORE_BLOCK_ROWS + 1, 2 * SCORE_BLOCK_ROWS + 2])
+def test_factor_scores_in_blocks_are_one_product_bit_for_bit(rows: int) -> None:
+    model = load_published_model("en")
+    rng = np.random.default_rng(rows)
+    counts = rng.integers(0, 12, (rows, len(model.indicators))).astype(np.float64)
+    one_product = (counts - model.nu) @ model.weights().T + model.alpha
+    blocked = model.factor_scores(counts)
+    assert blocked.shape == one_product.shape
+    assert blocked.tobytes() == one_product.tobytes()

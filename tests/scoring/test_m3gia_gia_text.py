@@ -24,7 +24,7 @@ from mmgauge.scoring.m3gia_gia import (
     percentile_among,
     question_counts,
 )
-from mmgauge.scoring.m3gia_gia_text import CHUNK_ROWS, json_bytes, json_chunks, text_lines
+from mmgauge.scoring.m3gia_gia_text import CHUNK_ROWS, json_bytes, json_chunks, text_bytes
 
 
 def counts(rows: int, seed: int) -> np.ndarray:
@@ -52,7 +52,7 @@ def test_output_is_the_reference_output(scale: str) -> None:
     scores = gia_scores(counts(CHUNK_ROWS + 7, 1), "en", scale, stats)  # type: ignore[arg-type]
     result = scores.result()
     assert "".join(json_chunks(scores)) == json.dumps(result.model_dump())
-    assert list(text_lines(scores)) == reference_text(result)
+    assert printed(scores) == "".join(line + "\n" for line in reference_text(result))
 
 
 def test_vectorised_percentiles_are_percentile_among() -> None:
@@ -142,3 +142,27 @@ def test_json_bytes_without_a_trusted_formatter_is_the_reference_json(
     scores = scores_of(awkward(9, 4))
     made = b"".join(bytes(piece) for piece in json_bytes(scores)).decode("utf-8")
     assert made == json.dumps(scores.result().model_dump())
+
+
+def printed(scores: GiaScores) -> str:
+    return b"".join(bytes(piece) for piece in text_bytes(scores)).decode("utf-8")
+
+
+@pytest.mark.parametrize("rows", [0, 1, 2, 5, 23])
+@pytest.mark.parametrize("scale", ["official", "standardised"])
+def test_text_bytes_are_the_reference_lines(rows: int, scale: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(text, "BYTES_CHUNK_ROWS", 4)  # several pieces, the last one short
+    official = awkward(rows, rows)
+    scores = scores_of(official, awkward(rows, rows + 100) if scale == "standardised" else None)
+    assert printed(scores) == "".join(line + "\n" for line in reference_text(scores.result()))
+
+
+def test_text_bytes_of_real_and_non_finite_scores_are_the_reference_lines() -> None:
+    model = load_published_model("en")
+    stats = HumanStats(mean=dict.fromkeys(model.indicators, 3.0), sd=dict.fromkeys(model.indicators, 1.5))
+    real = gia_scores(counts(text.BYTES_CHUNK_ROWS + 3, 6), "en", "standardised", stats)
+    assert printed(real) == "".join(line + "\n" for line in reference_text(real.result()))
+    official = awkward(6, 9)
+    official[2, model.factors.index("Cog")], official[4, 0] = np.nan, -np.inf
+    odd = scores_of(official)
+    assert printed(odd) == "".join(line + "\n" for line in reference_text(odd.result()))

@@ -36,6 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -64,6 +65,8 @@ def __getattr__(name: str) -> Any:
 
 Scale = Literal["official", "standardised"]
 FloatArray = npt.NDArray[np.float64]
+#: Rows per block of `PublishedModel.factor_scores` (16,384 rows of 18 counts: 2.4 MB).
+SCORE_BLOCK_ROWS = 16_384
 
 GENERAL_FACTOR = "Cog"
 
@@ -176,8 +179,20 @@ class PublishedModel:
         return np.asarray(np.linalg.solve(sigma, self.lambda_ @ self.psi).T, dtype=np.float64)
 
     def factor_scores(self, x: FloatArray) -> FloatArray:
-        """Scores for rows of indicator values (n x indicators) -> (n x factors)."""
-        return np.asarray((x - self.nu) @ self.weights().T + self.alpha, dtype=np.float64)
+        """Scores for rows of indicator values (n x indicators) -> (n x factors): (x - nu) W' + alpha, in
+        blocks of rows that stay in the cache (a million rows at once cost four times as much). A row's
+        scores do not depend on the other rows of its product, but a one-row product takes another BLAS
+        routine (which may round otherwise), so a last block of one row joins the block before it."""
+        weights = self.weights().T
+        scores = np.empty((len(x), weights.shape[1]), dtype=np.float64)
+        bounds = [*range(0, len(x), SCORE_BLOCK_ROWS), len(x)]
+        if len(bounds) > 2 and bounds[-1] - bounds[-2] == 1:
+            del bounds[-2]
+        for start, stop in pairwise(bounds):
+            block = scores[start:stop]
+            np.matmul(x[start:stop] - self.nu, weights, out=block)
+            block += self.alpha
+        return scores
 
 
 @cache

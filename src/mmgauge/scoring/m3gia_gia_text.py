@@ -3,15 +3,16 @@
 `GiaResult`, without a model object (or a dict) per row.
 
 `json_chunks` (the reference) formats each row with one `%` of its numbers: `%r` of a float is the text
-`json.dumps` writes for it, and `%.4f` the text of `f"{x:.4f}"`. `json_bytes`, what the command writes, is
-the same text built a column at a time: each column's numbers as text (`float_text`), then each row joined
-from those texts and the template's fixed pieces by arrow, with no Python object per row or number.
+`json.dumps` writes for it. `json_bytes` and `text_bytes`, what the command writes, are built a column at a
+time: each column's numbers as text (`float_text` as `json.dumps` writes them, `fixed_text` as `%.4f` and
+its kin do), then each row joined from those texts and the template's fixed pieces by arrow, with no Python
+object per row or number.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -19,9 +20,10 @@ from mmgauge.scoring.m3gia_gia import FloatArray, GiaScores
 
 #: Rows formatted per piece of output.
 CHUNK_ROWS = 20_000
-#: Rows per piece of `json_bytes` (some 340 bytes a row of the official scale: 5 MB a piece, a few in flight).
+#: Rows per piece of `json_bytes` and `text_bytes` (some 340 bytes a row of the official scale's JSON: 5 MB a
+#: piece, a few in flight).
 BYTES_CHUNK_ROWS = 16_000
-#: Threads making the pieces of `json_bytes` (the machines this runs on have two cores or more).
+#: Threads making the pieces (the machines this runs on have two cores or more).
 WORKERS = 2
 
 #: A column of a row's numbers: (which array, which of its columns); the general factor's column appears
@@ -95,11 +97,7 @@ def _row_values(scores: GiaScores, start: int, stop: int) -> list[tuple[float, .
 
 def json_bytes(scores: GiaScores) -> Iterator[memoryview]:
     """`json_chunks`'s text as UTF-8, in pieces, made a column at a time (the pieces are views of the arrow
-    buffers the rows were joined in, which they keep alive). Pieces are made by `WORKERS` threads, a few
-    ahead of the one handed out (arrow's kernels let go of the GIL), and handed out in order."""
-    from collections import deque
-    from concurrent.futures import Future, ThreadPoolExecutor
-
+    buffers the rows were joined in, which they keep alive), a few at once (`_made_ahead`)."""
     from mmgauge.datasources.arrow_numpy import compute, string_buffers, strings
     from mmgauge.scoring.float_text import available, json_float_texts
 
@@ -129,26 +127,56 @@ def json_bytes(scores: GiaScores) -> Iterator[memoryview]:
         _, data = string_buffers(compute("binary_join_element_wise", *arguments, separator))
         return (data[2:] if start == 0 else data).data
 
+    yield from _made_ahead(rows_from, range(0, len(scores.official), BYTES_CHUNK_ROWS))
+    yield memoryview(b"]}")
+
+
+def _made_ahead(make: Callable[[int], memoryview], starts: range) -> Iterator[memoryview]:
+    """`make(start)` of each start, in order, made by `WORKERS` threads a few pieces ahead of the one handed
+    out (arrow's kernels and numpy let go of the GIL)."""
+    from collections import deque
+    from concurrent.futures import Future, ThreadPoolExecutor
+
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
         ahead: deque[Future[memoryview]] = deque()
-        for start in range(0, len(scores.official), BYTES_CHUNK_ROWS):
-            ahead.append(pool.submit(rows_from, start))
+        for start in starts:
+            ahead.append(pool.submit(make, start))
             if len(ahead) > WORKERS:
                 yield ahead.popleft().result()
         while ahead:
             yield ahead.popleft().result()
-    yield memoryview(b"]}")
 
 
-def text_lines(scores: GiaScores) -> Iterator[str]:
-    """The lines the command prints: the language's human GIA, then each row's GIA."""
-    yield f"M3GIA {scores.language}: human GIA {scores.human_gia}"
-    g = scores.general
-    gia = scores.official[:, g]
-    columns = [np.arange(1, len(gia) + 1), gia, gia / scores.human_gia * 100.0]
-    template = "row %d: GIA %.4f  normalised %.2f"
-    if scores.standardised is not None and scores.human_percentile is not None:
-        columns += [scores.standardised[:, g], scores.human_percentile]
-        template += "  standardised %.4f  human percentile %.1f"
-    for values in zip(*(column.tolist() for column in columns), strict=True):
-        yield template % values
+def text_bytes(scores: GiaScores) -> Iterator[memoryview]:
+    """The lines the command prints, each ending in a newline, as UTF-8 in pieces: the language's human GIA,
+    then `row N: GIA %.4f  normalised %.2f` per row (the standardised scale adds `  standardised %.4f  human
+    percentile %.1f`), made a column at a time (`fixed_text` writes each number as that `%` would)."""
+    import pyarrow as pa
+    from pyarrow._compute import CastOptions
+
+    from mmgauge.datasources.arrow_numpy import compute, from_numpy, string_buffers, strings
+    from mmgauge.scoring.fixed_text import fixed_parts
+
+    yield memoryview((_text_header(scores) + "\n").encode("utf-8"))
+    g, standardised = scores.general, scores.standardised is not None and scores.human_percentile is not None
+    literal = strings(["row ", ": GIA ", "  normalised ", "  standardised ", "  human percentile ", "\n", ""])
+    cast = CastOptions.safe(pa.string())
+
+    def rows_from(start: int) -> memoryview:
+        stop = min(start + BYTES_CHUNK_ROWS, len(scores.official))
+        gia = scores.official[start:stop, g]
+        numbers = compute("cast", from_numpy(np.arange(start + 1, stop + 1, dtype=np.int64)), options=cast)
+        parts = [literal[0], numbers, literal[1], *fixed_parts(gia, 4), literal[2],
+                 *fixed_parts(gia / scores.human_gia * 100.0, 2)]
+        if standardised:
+            assert scores.standardised is not None and scores.human_percentile is not None
+            parts += [literal[3], *fixed_parts(scores.standardised[start:stop, g], 4), literal[4],
+                      *fixed_parts(scores.human_percentile[start:stop], 1)]
+        _, data = string_buffers(compute("binary_join_element_wise", *parts, literal[5], literal[6]))
+        return data.data
+
+    yield from _made_ahead(rows_from, range(0, len(scores.official), BYTES_CHUNK_ROWS))
+
+
+def _text_header(scores: GiaScores) -> str:
+    return f"M3GIA {scores.language}: human GIA {scores.human_gia}"
