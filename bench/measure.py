@@ -25,16 +25,18 @@ class Run:
     seconds: float
     peak_mib: float
     stdout: bytes
+    stdout_bytes: int
 
 
 @dataclass(frozen=True)
 class Figure:
-    """Medians over the runs of one command, and the output of its last run."""
+    """Medians over the runs of one command, and the output of its last run (its first MiB, and its size)."""
 
     seconds: float
     peak_mib: float
     runs: int
     stdout: bytes = b""
+    stdout_bytes: int = 0
 
 
 def mmgauge_command() -> list[str]:
@@ -56,10 +58,11 @@ def run_once(argv: list[str]) -> Run:
         if status != 0:
             err.seek(0)
             raise SystemExit(f"failed: {' '.join(argv)}\n{err.read().decode(errors='replace')[-2000:]}")
+        size = os.fstat(out.fileno()).st_size
         out.seek(0)
         # At most 1 MiB of output is kept: a child's peak memory starts at its parent's peak, so this
         # process must never hold a large output.
-        return Run(seconds, usage.ru_maxrss / 1024, out.read(KEEP_OUTPUT))
+        return Run(seconds, usage.ru_maxrss / 1024, out.read(KEEP_OUTPUT), size)
 
 
 def alternate(commands: dict[str, list[str]], repeat: int) -> dict[str, Figure]:
@@ -73,4 +76,5 @@ def alternate(commands: dict[str, list[str]], repeat: int) -> dict[str, Figure]:
 
 def _median(runs: list[Run]) -> Figure:
     seconds = statistics.median(run.seconds for run in runs)
-    return Figure(seconds, statistics.median(run.peak_mib for run in runs), len(runs), runs[-1].stdout)
+    return Figure(seconds, statistics.median(run.peak_mib for run in runs), len(runs), runs[-1].stdout,
+                  runs[-1].stdout_bytes)
