@@ -52,6 +52,33 @@ def test_the_image_cache_is_bounded_by_bytes() -> None:
     assert encoder.encoded == 10
 
 
+def images_of_one_size(count: int) -> list[ImageRef]:
+    images = [ImageRef(data=tiny_png(i)) for i in range(1, 40)]
+    size = len(ImageEncoder().encode(images[0])[1])
+    same = [image for image in images if len(ImageEncoder().encode(image)[1]) == size]
+    assert len(same) >= count
+    return same[:count]
+
+
+def test_images_cycled_through_beyond_the_cache_still_hit_each_round() -> None:
+    images = images_of_one_size(10)
+    one = len(ImageEncoder().encode(images[0])[1])
+    encoder = ImageEncoder(max_bytes=5 * one)
+    for _ in range(4):  # circular rounds in file order: ten images, room for five
+        for image in images:
+            encoder.encode(image)
+    assert encoder.encoded == 10 + 3 * 6  # each later round finds the four oldest (least-recently-used: none)
+
+
+def test_an_image_asked_for_in_a_row_is_encoded_once_even_with_room_for_one() -> None:
+    images = images_of_one_size(5)
+    encoder = ImageEncoder(max_bytes=len(ImageEncoder().encode(images[0])[1]))
+    for image in images:
+        for _ in range(4):  # the runner's order: grouped by image
+            encoder.encode(image)
+    assert encoder.encoded == 5
+
+
 def test_base64_images_from_a_tsv_are_sent_as_they_are() -> None:
     png = tiny_png(5)
     text = base64.b64encode(png).decode()

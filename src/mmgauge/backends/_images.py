@@ -1,15 +1,14 @@
 """Images as base64 for JSON request bodies, each distinct image encoded once.
 
 MMBench's circular evaluation sends every image four times and retries send it again; encoding a 40 KB image
-costs more CPU than everything else a request does. Encodings are kept by content hash in a small LRU bounded
-by bytes, so memory stays flat however large the dataset.
+costs more CPU than everything else a request does. Encodings are kept by content hash in a cache bounded by
+bytes, so memory stays flat however large the dataset.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-from collections import OrderedDict
 
 from mmgauge.core.types import ImageRef
 
@@ -33,11 +32,17 @@ def image_mime(data: bytes) -> str:
 
 
 class ImageEncoder:
-    """(media type, base64 bytes) per image, cached by the image's sha256 up to `max_bytes` of base64."""
+    """(media type, base64 bytes) per image, cached by the image's sha256 up to `max_bytes` of base64.
+
+    When the cache is full, the newest entry makes room. Least-recently-used would be the usual choice, but
+    requests that cycle through more images than fit (circular rounds sent in file order) would then never
+    find theirs; keeping the oldest, the images that fit hit in every round. An image asked for several
+    times in a row (the runner sends requests grouped by image) hits under either policy.
+    """
 
     def __init__(self, max_bytes: int = 64 * 1024 * 1024) -> None:
         self.max_bytes = max_bytes
-        self._cache: OrderedDict[str, tuple[str, bytes]] = OrderedDict()
+        self._cache: dict[str, tuple[str, bytes]] = {}  # in the order the entries came
         self._size = 0
         self.encoded = 0  # how many encodings were computed (the rest were cache hits)
 
@@ -46,17 +51,16 @@ class ImageEncoder:
         key = image.sha256()
         hit = self._cache.get(key)
         if hit is not None:
-            self._cache.move_to_end(key)
             return hit
         entry = self._compute(image)
         self.encoded += 1
         size = len(entry[1])
         if size <= self.max_bytes:
+            while self._size + size > self.max_bytes:
+                _, (_, newest) = self._cache.popitem()  # a dict gives back its last entry
+                self._size -= len(newest)
             self._cache[key] = entry
             self._size += size
-            while self._size > self.max_bytes:
-                _, (_, old) = self._cache.popitem(last=False)
-                self._size -= len(old)
         return entry
 
     @staticmethod
