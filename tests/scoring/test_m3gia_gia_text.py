@@ -90,6 +90,29 @@ def test_a_csv_with_a_problem_is_left_to_the_reference_reading(tmp_path: Path) -
         m3gia_gia_scores(path, "en")
 
 
+@pytest.mark.parametrize(("cell", "message"), [("70000", "outside 0"), ("3.0", None), ("-1", "outside 0")])
+def test_a_count_the_fast_reading_cannot_take_is_read_and_named_by_the_reference(
+    tmp_path: Path, cell: str, message: str | None
+) -> None:
+    model = load_published_model("en")
+    path = tmp_path / "counts.csv"
+    cells = ",".join(["1"] * 17 + [cell])
+    path.write_text(",".join(model.indicators) + "\n" + cells + "\n", encoding="utf-8")
+    assert counts_from_csv(path, "en", []) is None
+    if message is None:  # a whole number written with a point is still a count
+        assert m3gia_gia_scores(path, "en").result().rows[0].gia == compute_one(model.indicators, 3.0)
+        return
+    from mmgauge.core.errors import UserError
+
+    with pytest.raises(UserError, match=message):
+        m3gia_gia_scores(path, "en")
+
+
+def compute_one(indicators: tuple[str, ...], last: float) -> float:
+    scores = gia_scores(np.array([[1.0] * (len(indicators) - 1) + [last]]), "en")
+    return float(scores.official[0, scores.general])
+
+
 def scores_of(official: np.ndarray, standardised: np.ndarray | None = None) -> GiaScores:
     """Scores with chosen numbers (the factor model never makes most of these, the writer must still)."""
     factors = load_published_model("en").factors
