@@ -132,14 +132,21 @@ def awkward(rows: int, seed: int) -> np.ndarray:
     return values
 
 
+def printed(scores: GiaScores) -> str:
+    return b"".join(bytes(piece) for piece in text_bytes(scores)).decode("utf-8")
+
+
 @pytest.mark.parametrize("rows", [0, 1, 2, 5, 23])
 @pytest.mark.parametrize("scale", ["official", "standardised"])
-def test_json_bytes_is_the_reference_json(rows: int, scale: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_json_and_text_bytes_are_the_reference_outputs(
+    rows: int, scale: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(text, "BYTES_CHUNK_ROWS", 4)  # several pieces, the last one short
     official = awkward(rows, rows)
     scores = scores_of(official, awkward(rows, rows + 100) if scale == "standardised" else None)
     made = b"".join(bytes(piece) for piece in json_bytes(scores)).decode("utf-8")
     assert made == "".join(json_chunks(scores)) == json.dumps(scores.result().model_dump())
+    assert printed(scores) == "".join(line + "\n" for line in reference_text(scores.result()))
 
 
 def test_json_bytes_of_real_scores_is_the_reference_json() -> None:
@@ -165,19 +172,6 @@ def test_json_bytes_without_a_trusted_formatter_is_the_reference_json(
     scores = scores_of(awkward(9, 4))
     made = b"".join(bytes(piece) for piece in json_bytes(scores)).decode("utf-8")
     assert made == json.dumps(scores.result().model_dump())
-
-
-def printed(scores: GiaScores) -> str:
-    return b"".join(bytes(piece) for piece in text_bytes(scores)).decode("utf-8")
-
-
-@pytest.mark.parametrize("rows", [0, 1, 2, 5, 23])
-@pytest.mark.parametrize("scale", ["official", "standardised"])
-def test_text_bytes_are_the_reference_lines(rows: int, scale: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(text, "BYTES_CHUNK_ROWS", 4)  # several pieces, the last one short
-    official = awkward(rows, rows)
-    scores = scores_of(official, awkward(rows, rows + 100) if scale == "standardised" else None)
-    assert printed(scores) == "".join(line + "\n" for line in reference_text(scores.result()))
 
 
 def test_text_bytes_of_real_and_non_finite_scores_are_the_reference_lines() -> None:
