@@ -104,8 +104,8 @@ def awkward_counts_csv(path: Path, rows: int) -> Path:
 def test_csv_counts_print_the_reference_json(cli: Any, tmp_path: Path, scale: str) -> None:
     """The column-wise path (pyarrow reading, arrow-joined JSON) prints what the row-wise reference prints:
     pandas reading, `counts_matrix`, a `GiaResult` dumped by json.dumps."""
-    from mmgauge.cli.inputs import read_counts, read_csv
-    from mmgauge.scoring.m3gia_gia import compute_gia, human_stats_from_table, load_published_model
+    from mmgauge.cli.inputs import human_stats_from_table, read_counts, read_csv
+    from mmgauge.scoring.m3gia_gia import compute_gia, load_published_model
 
     path = awkward_counts_csv(tmp_path / "counts.csv", 60)
     indicators = load_published_model("en").indicators

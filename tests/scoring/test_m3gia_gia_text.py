@@ -15,6 +15,7 @@ from mmgauge.api.scores import m3gia_gia_scores
 from mmgauge.cli.inputs import counts_from_csv, read_counts
 from mmgauge.scoring import m3gia_gia_text as text
 from mmgauge.scoring.m3gia_gia import (
+    SCORE_BLOCK_ROWS,
     GiaResult,
     GiaScores,
     HumanStats,
@@ -73,10 +74,26 @@ def test_a_csv_of_counts_reads_as_pandas_reads_it(tmp_path: Path) -> None:
     lines = ["subid," + ",".join(order)] + [f"{i}," + ",".join(row) for i, row in enumerate(cells)]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     fast = counts_from_csv(path, "en", ["subid"])
-    assert fast is not None
-    assert np.array_equal(fast, counts_matrix(read_counts(path, model.indicators, ["subid"]), "en"))
+    assert fast is not None and len(fast) == 50
+    matrix = fast.rows(0, len(fast))
+    assert np.array_equal(matrix, counts_matrix(read_counts(path, model.indicators, ["subid"]), "en"))
+    assert np.array_equal(fast.rows(45, 60), matrix[45:])  # a block is cut at the end
     scored = m3gia_gia_scores(path, "en", ignore=["subid"]).result()
-    assert scored.rows[3].gia == gia_scores(fast, "en").result().rows[3].gia
+    assert scored.rows[3].gia == gia_scores(matrix, "en").result().rows[3].gia
+
+
+def test_scores_from_row_blocks_are_the_scores_of_the_matrix_bit_for_bit(tmp_path: Path) -> None:
+    model = load_published_model("en")
+    rows = SCORE_BLOCK_ROWS + 1  # blocks, and a last block of one row
+    maxima = question_counts("en")
+    values = np.random.default_rng(4).integers(0, [maxima[c] + 1 for c in model.indicators], (rows, 18))
+    path = tmp_path / "counts.csv"
+    body = "\n".join(",".join(map(str, row)) for row in values.tolist())
+    path.write_text(",".join(model.indicators) + "\n" + body + "\n", encoding="utf-8")
+    blocks = counts_from_csv(path, "en", [])
+    assert blocks is not None
+    from_matrix = gia_scores(values.astype(float), "en")
+    assert gia_scores(blocks, "en").official.tobytes() == from_matrix.official.tobytes()
 
 
 def test_a_csv_with_a_problem_is_left_to_the_reference_reading(tmp_path: Path) -> None:

@@ -122,12 +122,14 @@ def m3gia_gia_scores(
     ignore: Sequence[str] = (),
 ) -> GiaScores:
     """`m3gia_gia` in column form (for large tables: no object per row)."""
-    from mmgauge.cli.inputs import counts_from_csv, read_counts, read_csv
+    from mmgauge.cli.inputs import counts_from_csv, human_stats_from_table, read_counts, read_csv
     from mmgauge.scoring import m3gia_gia as gia
 
     code = gia.normalise_language(language)
     source = str(counts) if isinstance(counts, str | Path) else "counts"
-    matrix = counts_from_csv(Path(counts), code, list(ignore)) if isinstance(counts, str | Path) else None
+    matrix: gia.FloatArray | gia.RowBlocks | None = None
+    if isinstance(counts, str | Path):
+        matrix = counts_from_csv(Path(counts), code, list(ignore))
     table = None
     lines: list[int] | None = None
     if matrix is None:
@@ -144,7 +146,7 @@ def m3gia_gia_scores(
             raise UserError("no rows: expected one row of counts per model", file=source)
     stats = None
     if human_stats is not None:
-        stats = gia.human_stats_from_table(read_csv(Path(human_stats)), str(human_stats))
+        stats = human_stats_from_table(read_csv(Path(human_stats)), str(human_stats))
         for column in gia.load_published_model(code).indicators:
             if column not in stats.mean:
                 raise UserError("human statistics lack this column", file=str(human_stats), field=column)

@@ -11,15 +11,19 @@ Any other workbook or CSV must hold exactly the 18 count columns once `--ignore`
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from mmgauge.core.errors import UserError
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
     import pandas as pd
 
     from mmgauge.scoring.m3gia_gia import FloatArray
+    from mmgauge.scoring.m3gia_gia_models import HumanStats
 
 
 def read_csv(path: Path) -> pd.DataFrame:
@@ -93,12 +97,31 @@ def _release_layout(columns: list[str], indicators: tuple[str, ...]) -> bool:
     return all(c.lower() in RELEASE_EXTRAS or c.startswith("Unnamed:") for c in extras)
 
 
-def counts_from_csv(path: Path, language: str, ignore: list[str]) -> FloatArray | None:
+@dataclass(frozen=True)
+class CountColumns:
+    """Checked counts of a CSV, one contiguous 16-bit array per type in the published order. `rows` hands out
+    a block of rows as floats (`m3gia_gia.RowBlocks`): a million rows never make a 144 MB matrix, whose
+    fresh memory cost more than the scores made from it."""
+
+    columns: tuple[npt.NDArray[np.int16], ...]
+
+    def __len__(self) -> int:
+        return len(self.columns[0])
+
+    def rows(self, start: int, stop: int) -> FloatArray:
+        import numpy as np
+
+        block = np.empty((min(stop, len(self)) - start, len(self.columns)), dtype=np.float64)
+        for j, column in enumerate(self.columns):
+            block[:, j] = column[start:stop]
+        return block
+
+
+def counts_from_csv(path: Path, language: str, ignore: list[str]) -> CountColumns | None:
     """The counts of a plain CSV in the published column order, read with pyarrow (no pandas), when they
     need no message: exactly the 18 count columns once `ignore`d ones are dropped, whole numbers in every
     cell, each within 0 and its number of questions. None otherwise (or for a workbook): `read_counts` and
     `counts_matrix` then read the file and name its problem."""
-    import numpy as np
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
@@ -120,24 +143,46 @@ def counts_from_csv(path: Path, language: str, ignore: list[str]) -> FloatArray 
     if (len(set(names)) != len(names) or any(name not in names for name in ignore)
             or sorted(kept) != sorted(indicators) or table.num_rows == 0):
         return None
+    columns = []
     for name in indicators:
         column = table.column(name)
         if not pa.types.is_integer(column.type) or column.null_count:
             return None
-    maxima = [question_counts(language)[name] for name in indicators]
-    places = [names.index(name) for name in indicators]
-    values = np.empty((table.num_rows, len(indicators)), dtype=np.float64)
-    start = 0
-    # Batch by batch (the blocks the reader parsed), so that a block of the rows-by-types matrix is filled
-    # while it is in the cache: column by column over the whole matrix costs more than reading the file.
-    for batch in table.to_batches():
-        block = values[start:start + batch.num_rows]
-        start += batch.num_rows
-        for j, (place, most) in enumerate(zip(places, maxima, strict=True)):
-            numbers = to_numpy(batch.column(place))
-            if len(numbers) and (numbers.min() < 0 or numbers.max() > most):
-                return None
-            block[:, j] = numbers
+        numbers = to_numpy(column)  # one contiguous array (a copy of the chunks the reader made)
+        if numbers.min() < 0 or numbers.max() > question_counts(language)[name]:
+            return None
+        columns.append(numbers)
     del table
     pa.default_memory_pool().release_unused()  # the table's memory goes back before the scores are made
-    return values
+    return CountColumns(tuple(columns))
+
+
+def _number(cell: object, *, file: str, line: int, field: str) -> float:
+    try:
+        return float(str(cell).strip())
+    except ValueError:
+        raise UserError(f"not a number: {cell!r}", file=file, line=line, field=field) from None
+
+
+def human_stats_from_table(table: pd.DataFrame, source: str) -> HumanStats:
+    """Read human statistics from a table with columns ``column``, ``mean``, ``sd`` (one row per type;
+    a CSV with its header on line 1, so row i is line i + 2)."""
+    for needed in ("column", "mean", "sd"):
+        if needed not in table.columns:
+            raise UserError(
+                "human statistics table needs columns column, mean, sd", file=source, field=needed
+            )
+    from mmgauge.scoring.m3gia_gia import check_statistics
+    from mmgauge.scoring.m3gia_gia_models import HumanStats
+
+    means: dict[str, float] = {}
+    sds: dict[str, float] = {}
+    cells = zip(table["column"], table["mean"], table["sd"], strict=True)
+    for i, (name, mean_cell, sd_cell) in enumerate(cells):
+        line = i + 2
+        mean = _number(mean_cell, file=source, line=line, field="mean")
+        sd = _number(sd_cell, file=source, line=line, field="sd")
+        check_statistics(mean, sd, field=str(name), file=source, line=line)
+        means[str(name)] = mean
+        sds[str(name)] = sd
+    return HumanStats(mean=means, sd=sds)

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from itertools import pairwise
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -178,7 +178,7 @@ class PublishedModel:
         # Sigma is symmetric, so W' = Sigma^-1 Lambda Psi; solving avoids forming the inverse.
         return np.asarray(np.linalg.solve(sigma, self.lambda_ @ self.psi).T, dtype=np.float64)
 
-    def factor_scores(self, x: FloatArray) -> FloatArray:
+    def factor_scores(self, x: FloatArray | RowBlocks) -> FloatArray:
         """Scores for rows of indicator values (n x indicators) -> (n x factors): (x - nu) W' + alpha, in
         blocks of rows that stay in the cache (a million rows at once cost four times as much). A row's
         scores do not depend on the other rows of its product, but a one-row product takes another BLAS
@@ -190,9 +190,19 @@ class PublishedModel:
             del bounds[-2]
         for start, stop in pairwise(bounds):
             block = scores[start:stop]
-            np.matmul(x[start:stop] - self.nu, weights, out=block)
+            rows = x[start:stop] if isinstance(x, np.ndarray) else x.rows(start, stop)
+            np.matmul(rows - self.nu, weights, out=block)
             block += self.alpha
         return scores
+
+
+class RowBlocks(Protocol):
+    """Rows of counts (published column order) handed out a block at a time (`rows(start, stop)`, as
+    floats), so that the whole matrix of floats of a large file need never exist (`cli.inputs`)."""
+
+    def __len__(self) -> int: ...
+
+    def rows(self, start: int, stop: int) -> FloatArray: ...
 
 
 @cache
@@ -274,7 +284,7 @@ def _standardise(x: FloatArray, stats: HumanStats, indicators: tuple[str, ...]) 
     for column in indicators:
         if column not in stats.mean or column not in stats.sd:
             raise UserError("human statistics lack this column", field=column)
-        _check_statistics(stats.mean[column], stats.sd[column], field=column)
+        check_statistics(stats.mean[column], stats.sd[column], field=column)
     mean = np.array([stats.mean[c] for c in indicators], dtype=np.float64)
     sd = np.array([stats.sd[c] for c in indicators], dtype=np.float64)
     return (x - mean) / sd
@@ -328,7 +338,7 @@ def compute_gia(
 
 
 def gia_scores(
-    x: FloatArray, language: str, scale: Scale = "official", human_stats: HumanStats | None = None
+    x: FloatArray | RowBlocks, language: str, scale: Scale = "official", human_stats: HumanStats | None = None
 ) -> GiaScores:
     """GIA for rows of checked counts in the published column order (`counts_matrix` checks a table)."""
     code = normalise_language(language)
@@ -343,7 +353,8 @@ def gia_scores(
                 "release publishes only z-scored human data, from which the means cannot be recovered",
                 field="human_stats",
             )
-        standardised = model.factor_scores(_standardise(x, human_stats, model.indicators))
+        whole = x if isinstance(x, np.ndarray) else x.rows(0, len(x))
+        standardised = model.factor_scores(_standardise(whole, human_stats, model.indicators))
         percentile = percentiles_among(standardised[:, model.factors.index(GENERAL_FACTOR)],
                                        model.human_scores[GENERAL_FACTOR])
     return GiaScores(code, _LANGUAGES[code][2], scale, model.factors, official, standardised, percentile)
@@ -357,7 +368,7 @@ def percentiles_among(values: FloatArray, reference: FloatArray) -> FloatArray:
     return result
 
 
-def _check_statistics(
+def check_statistics(
     mean: float, sd: float, *, field: str, file: str | None = None, line: int | None = None
 ) -> None:
     """A mean must be finite and an SD finite and positive: anything else would turn every score into NaN."""
@@ -368,33 +379,3 @@ def _check_statistics(
     if not math.isfinite(sd) or sd <= 0:
         raise UserError(f"human SD must be a positive finite number, not {sd!r}", file=file, line=line,
                         field=field)
-
-
-def _number(cell: object, *, file: str, line: int, field: str) -> float:
-    try:
-        return float(str(cell).strip())
-    except ValueError:
-        raise UserError(f"not a number: {cell!r}", file=file, line=line, field=field) from None
-
-
-def human_stats_from_table(table: pd.DataFrame, source: str) -> HumanStats:
-    """Read human statistics from a table with columns ``column``, ``mean``, ``sd`` (one row per type;
-    a CSV with its header on line 1, so row i is line i + 2)."""
-    for needed in ("column", "mean", "sd"):
-        if needed not in table.columns:
-            raise UserError(
-                "human statistics table needs columns column, mean, sd", file=source, field=needed
-            )
-    from mmgauge.scoring.m3gia_gia_models import HumanStats
-
-    means: dict[str, float] = {}
-    sds: dict[str, float] = {}
-    cells = zip(table["column"], table["mean"], table["sd"], strict=True)
-    for i, (name, mean_cell, sd_cell) in enumerate(cells):
-        line = i + 2
-        mean = _number(mean_cell, file=source, line=line, field="mean")
-        sd = _number(sd_cell, file=source, line=line, field="sd")
-        _check_statistics(mean, sd, field=str(name), file=source, line=line)
-        means[str(name)] = mean
-        sds[str(name)] = sd
-    return HumanStats(mean=means, sd=sds)
