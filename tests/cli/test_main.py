@@ -1,12 +1,16 @@
-"""The command line contract: one clear line and exit status 2 for every error a user can cause."""
+"""The command line contract: one clear line and exit status 2 for every error a user can cause; quiet when
+the reader of its output goes away."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from mmgauge.scoring.m3gia_gia import load_published_model
 from mmgauge.testing.toy import write_toy_data
 
 
@@ -107,3 +111,20 @@ def test_replay_backend_scores_predictions_made_elsewhere(cli: Any, toy: None, t
 
     outcome = json.loads((tmp_path / "o" / "results.json").read_text())["benchmarks"]["toy"]
     assert outcome["result"] == {"scored": 3, "correct": 2, "failed": 1, "accuracy": 2 / 3}
+
+
+@pytest.mark.parametrize("args", [["score", "m3gia", "--language", "en"], ["list"]], ids=["plain", "typer"])
+def test_a_reader_that_went_away_ends_the_command_quietly(tmp_path: Path, args: list[str]) -> None:
+    indicators = load_published_model("en").indicators
+    counts = tmp_path / "counts.csv"
+    counts.write_text(",".join(indicators) + "\n" + "1,2,3,4,5,6,7,8,9,0,1,2,3,4,5,6,7,8\n" * 3000)
+    if args[0] == "score":
+        args = [*args, "--counts", str(counts)]
+    code = "import sys; from mmgauge.cli.main import main; main(sys.argv[1:])"
+    process = subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # `| head` that has read its lines: every write the command makes fails
+    error = process.stderr.read().decode()
+    assert process.wait(timeout=120) == 1
+    assert error == ""

@@ -1,4 +1,5 @@
-"""The `mmgauge` command. Every error a user can cause ends in one line on stderr and exit status 2.
+"""The `mmgauge` command. Every error a user can cause ends in one line on stderr and exit status 2; a reader
+that stops early (`| head`) ends it quietly with status 1.
 
 A plain `mmgauge score ...` (the parameters read as `params.parse_plain` reads them) calls its command
 directly; everything else, help and usage errors included, goes through the Typer tree (`tree.py`).
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import importlib
+import os
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -16,6 +18,8 @@ from mmgauge.core.errors import UserError
 from mmgauge.core.secrets import scrub
 
 INTERRUPTED_STATUS = 130
+#: A reader that went away: Python's advice, and what Click (the commands behind Typer) exits with then.
+CLOSED_OUTPUT_STATUS = 1
 INTERRUPTED = "interrupted: every finished sample is kept in the run folder; run the same command to resume"
 
 #: Commands a plain invocation may call without Typer: (module, function) by command path.
@@ -38,6 +42,12 @@ def main(argv: list[str] | None = None) -> None:
             code = 0
         else:
             code = _run_tree(args)
+        sys.stdout.flush()  # here, not at exit, so that a reader gone away is met below
+    except BrokenPipeError:
+        # `mmgauge ... | head`: the reader has what it wanted. Quiet, as other tools are; nothing more can
+        # reach stdout, so it goes to /dev/null (else the interpreter's own flush at exit fails again).
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = CLOSED_OUTPUT_STATUS
     except KeyboardInterrupt:
         _say(INTERRUPTED)
         code = INTERRUPTED_STATUS
