@@ -113,13 +113,14 @@ def test_replay_backend_scores_predictions_made_elsewhere(cli: Any, toy: None, t
     assert outcome["result"] == {"scored": 3, "correct": 2, "failed": 1, "accuracy": 2 / 3}
 
 
-@pytest.mark.parametrize("args", [["score", "m3gia", "--language", "en"], ["list"]], ids=["plain", "typer"])
-def test_a_reader_that_went_away_ends_the_command_quietly(tmp_path: Path, args: list[str]) -> None:
-    indicators = load_published_model("en").indicators
-    counts = tmp_path / "counts.csv"
-    counts.write_text(",".join(indicators) + "\n" + "1,2,3,4,5,6,7,8,9,0,1,2,3,4,5,6,7,8\n" * 3000)
-    if args[0] == "score":
-        args = [*args, "--counts", str(counts)]
+@pytest.mark.parametrize("command", ["score", "list"])
+def test_a_reader_that_went_away_ends_the_command_quietly(tmp_path: Path, command: str) -> None:
+    args = [command]
+    if command == "score":  # a plain command (no Typer), printing many lines
+        counts = tmp_path / "counts.csv"
+        header = ",".join(load_published_model("en").indicators)
+        counts.write_text(header + "\n" + "1,2,3,4,5,6,7,8,9,0,1,2,3,4,5,6,7,8\n" * 3000)
+        args += ["m3gia", "--language", "en", "--counts", str(counts)]
     code = "import sys; from mmgauge.cli.main import main; main(sys.argv[1:])"
     process = subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE)

@@ -46,7 +46,9 @@ def main(argv: list[str] | None = None) -> None:
     except BrokenPipeError:
         # `mmgauge ... | head`: the reader has what it wanted. Quiet, as other tools are; nothing more can
         # reach stdout, so it goes to /dev/null (else the interpreter's own flush at exit fails again).
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
         code = CLOSED_OUTPUT_STATUS
     except KeyboardInterrupt:
         _say(INTERRUPTED)
