@@ -129,3 +129,13 @@ def test_a_reader_that_went_away_ends_the_command_quietly(tmp_path: Path, comman
     error = process.stderr.read().decode()
     assert process.wait(timeout=120) == 1
     assert error == ""
+
+
+def test_a_broken_pipe_that_is_not_stdout_is_an_error(cli: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mmgauge.cli import main
+
+    def command() -> None:
+        raise BrokenPipeError(32, "Broken pipe")  # e.g. a worker process gone, while stdout is fine
+
+    monkeypatch.setattr(main, "plain_call", lambda args: (command, {}))
+    assert "Broken pipe" in one_line_error(cli("score", "mme", "x"))

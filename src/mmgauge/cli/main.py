@@ -43,13 +43,6 @@ def main(argv: list[str] | None = None) -> None:
         else:
             code = _run_tree(args)
         sys.stdout.flush()  # here, not at exit, so that a reader gone away is met below
-    except BrokenPipeError:
-        # `mmgauge ... | head`: the reader has what it wanted. Quiet, as other tools are; nothing more can
-        # reach stdout, so it goes to /dev/null (else the interpreter's own flush at exit fails again).
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-        code = CLOSED_OUTPUT_STATUS
     except KeyboardInterrupt:
         _say(INTERRUPTED)
         code = INTERRUPTED_STATUS
@@ -59,17 +52,39 @@ def main(argv: list[str] | None = None) -> None:
         _say(f"error: {problem}")
         code = 2
     except OSError as problem:
-        if debug:
+        if isinstance(problem, BrokenPipeError) and _stdout_reader_gone():
+            # `mmgauge ... | head`: the reader has what it wanted. Nothing more can reach stdout, so it goes
+            # to /dev/null (else the interpreter's own flush at exit fails again). Any other broken pipe is
+            # an error like the rest.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+            code = CLOSED_OUTPUT_STATUS
+        elif debug:
             raise
-        where = f"{problem.filename}: " if getattr(problem, "filename", None) else ""
-        _say(f"error: {where}{problem.strerror or problem}")
-        code = 2
+        else:
+            where = f"{problem.filename}: " if getattr(problem, "filename", None) else ""
+            _say(f"error: {where}{problem.strerror or problem}")
+            code = 2
     if argv is None:
         # The process ends here (this is the console script). What is alive now is freed as the interpreter
         # exits; frozen, it is left out of the interpreter's last cyclic collection, which otherwise walks
         # every object of every module imported (a tenth of a small `mmgauge score`).
         gc.freeze()
     sys.exit(code)
+
+
+def _stdout_reader_gone() -> bool:
+    """Whether stdout is a pipe whose reading end has been closed (poll reports an error on the writing
+    end)."""
+    import select
+
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (AttributeError, OSError, ValueError):  # no real descriptor (a captured stdout) or no poll here
+        return False
 
 
 def plain_call(args: list[str]) -> tuple[Callable[..., Any], dict[str, Any]] | None:
