@@ -23,6 +23,7 @@ from mmgauge.comparison.floors import independent, newcombe_spread
 from mmgauge.comparison.outcomes import FloatArray, Outcomes
 from mmgauge.comparison.rows import CompareSettings, MetricRow, accuracy_row, bootstrap_row
 from mmgauge.core.errors import UserError
+from mmgauge.core.ordered_sum import ordered_matmul
 from mmgauge.scoring.m3gia import TYPES
 from mmgauge.stats.bootstrap import Statistic, sum_of_group_means
 
@@ -63,7 +64,8 @@ def linear_statistic(per_item: FloatArray, constant: float) -> Statistic:
     """constant + sum of weight x outcome over the drawn items."""
 
     def statistic(outcomes: npt.NDArray[np.float64], weights: FloatArray) -> FloatArray:
-        values: FloatArray = constant + weights @ (per_item * np.asarray(outcomes, dtype=np.float64))
+        drawn = per_item * np.asarray(outcomes, dtype=np.float64)
+        values: FloatArray = constant + ordered_matmul(weights, drawn)
         return values
 
     return statistic

@@ -43,6 +43,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mmgauge.core.errors import UserError
+from mmgauge.core.ordered_sum import ordered_matmul
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -180,19 +181,16 @@ class PublishedModel:
 
     def factor_scores(self, x: FloatArray | RowBlocks) -> FloatArray:
         """Scores for rows of indicator values (n x indicators) -> (n x factors): (x - nu) W' + alpha, in
-        blocks of rows that stay in the cache (a million rows at once cost four times as much). A row's
-        scores do not depend on the other rows of its product, but a one-row product takes another BLAS
-        routine (which may round otherwise), so a last block of one row joins the block before it."""
+        blocks of rows that stay in the cache (a million rows at once cost four times as much). The product
+        is summed in a fixed order (`ordered_matmul`), so a row's scores are the same to the last bit
+        whatever the block sizes and the BLAS thread count."""
         weights = self.weights().T
         scores = np.empty((len(x), weights.shape[1]), dtype=np.float64)
-        bounds = [*range(0, len(x), SCORE_BLOCK_ROWS), len(x)]
-        if len(bounds) > 2 and bounds[-1] - bounds[-2] == 1:
-            del bounds[-2]
-        for start, stop in pairwise(bounds):
-            block = scores[start:stop]
+        for start, stop in pairwise([*range(0, len(x), SCORE_BLOCK_ROWS), len(x)]):
             rows = x[start:stop] if isinstance(x, np.ndarray) else x.rows(start, stop)
-            np.matmul(rows - self.nu, weights, out=block)
+            block = ordered_matmul(rows - self.nu, weights)
             block += self.alpha
+            scores[start:stop] = block
         return scores
 
 

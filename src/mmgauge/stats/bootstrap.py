@@ -15,6 +15,8 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict
 
+from mmgauge.core.ordered_sum import ordered_matmul
+
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 #: statistic(outcomes, weights) -> values. `outcomes` has one row per item (any trailing shape);
@@ -130,16 +132,18 @@ def sum_of_group_means(groups: npt.ArrayLike, scale: float = 1.0) -> Statistic:
     counts 0 in that resample.
     """
     codes = _codes(groups, len(np.asarray(groups)))
-    one_hot = np.zeros((len(codes), int(codes.max()) + 1))
-    one_hot[np.arange(len(codes)), codes] = 1.0
+    members = [np.flatnonzero(codes == g) for g in range(int(codes.max()) + 1)]
 
     def statistic(outcomes: npt.NDArray[Any], weights: FloatArray) -> FloatArray:
         values = np.asarray(outcomes, dtype=np.float64).reshape(len(codes), -1)
-        sizes = weights @ one_hot  # (resamples, groups)
         total = np.zeros(weights.shape[0])
-        for column in values.T:
-            sums = weights @ (one_hot * column[:, None])
-            total += np.divide(sums, sizes, out=np.zeros_like(sums), where=sizes > 0).sum(axis=1)
+        for items in members:
+            # Summed in a fixed order (not by BLAS), so the interval is the same on any thread count.
+            drawn = weights[:, items]
+            size = drawn.sum(axis=1)
+            for column in values[items].T:
+                sums = ordered_matmul(drawn, column)
+                total += np.divide(sums, size, out=np.zeros_like(sums), where=size > 0)
         result: FloatArray = total * scale
         return result
 
