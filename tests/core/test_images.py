@@ -9,6 +9,7 @@ import pytest
 
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import ImageRef
+from mmgauge.testing.server import FakeOpenAIServer
 from mmgauge.testing.toy import tiny_png
 
 
@@ -55,3 +56,54 @@ def test_mme_tsv_with_broken_base64_stops_with_one_line(cli, tmp_path: Path) -> 
     assert result.code == 2, result.out + result.err
     assert result.err.strip().startswith(f"error: {data}:2, field 'image': broken base64")
     assert "Traceback" not in result.err
+
+
+def vlmevalkit_tsv(path: Path, images: int, questions_per_image: int) -> Path:
+    """MMBench as VLMEvalKit stores it: each image's base64 text once, in the first row that shows it; every
+    other row about that image (its other questions and the circular copies, index + k * 1e6) holds the
+    index of that row instead; non-ASCII text."""
+    import csv
+
+    header = ["index", "question", "hint", "A", "B", "C", "D", "answer", "category", "l2-category", "split",
+              "image"]
+    rows = []
+    for image in range(images):
+        owner = image * questions_per_image
+        for question in range(questions_per_image):
+            index = owner + question
+            options = [f"choix {k} — {index}" for k in range(4)]
+            for copy in range(4):
+                shifted = options[copy:] + options[:copy]
+                first = index == owner and copy == 0
+                cell = base64.b64encode(tiny_png(image)).decode() if first else str(owner)
+                rows.append([str(index + copy * 1_000_000), f"Quelle option décrit l'image {image} ?", "",
+                             *shifted, "ABCD"[(4 - copy) % 4], "attribute_recognition",
+                             "finegrained_perception (instance-level)", "dev", cell])
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle, delimiter="\t", lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
+def test_a_run_decodes_each_distinct_tsv_image_once(tmp_path: Path, server: FakeOpenAIServer,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import mmgauge
+
+    decoded: list[int] = []
+    decode = ImageRef._decode
+
+    def counting(self: ImageRef, text: str) -> bytes:
+        decoded.append(len(text))
+        return decode(self, text)
+
+    monkeypatch.setattr(ImageRef, "_decode", counting)
+    data = vlmevalkit_tsv(tmp_path / "MMBench_DEV_EN.tsv", images=12, questions_per_image=5)
+    results = mmgauge.evaluate(model=f"openai:m@{server.base_url}", benchmarks=["mmbench"], data=data,
+                               out=tmp_path / "run", cache=False, judge="none")
+    assert server.requests == 12 * 5 * 4
+    assert server.images_seen == 12 * 5 * 4
+    # Each distinct image: once for its hash (cache key, records, request planning), once for its thumbnail
+    # in the run folder; never per request.
+    assert len(decoded) == 2 * 12
+    assert list(results.benchmarks) == ["mmbench"]

@@ -127,6 +127,31 @@ _IMAGE_SIGNATURES = (
 )
 
 
+class ImagePool:
+    """One `ImageRef` per distinct embedded image of a dataset being loaded.
+
+    A VLMEvalKit TSV stores each image once and refers to it by index from every other row that shows it
+    (MMBench's circular copies, MME's question pairs), and a parquet split repeats an image's bytes in each
+    row. A reference memoises its hash, so handing every such row the same reference decodes and hashes each
+    distinct image once per run, not once per request. Keyed by the content itself (equal text or bytes), so
+    sharing never depends on object identity; the first row that holds an image names it in messages.
+    """
+
+    def __init__(self, origin_file: str, origin_field: str = "image") -> None:
+        self.origin_file = origin_file
+        self.origin_field = origin_field
+        self._refs: dict[str | bytes, ImageRef] = {}
+
+    def embedded(self, content: str | bytes, line: int) -> ImageRef:
+        """The reference for this base64 text or these image bytes, first met on `line`."""
+        ref = self._refs.get(content)
+        if ref is None:
+            text, data = (content, None) if isinstance(content, str) else (None, content)
+            ref = self._refs[content] = ImageRef(b64=text, data=data, origin_file=self.origin_file,
+                                                 origin_line=line, origin_field=self.origin_field)
+        return ref
+
+
 class Sample(BaseModel):
     """One question of a benchmark. `id` is stable across runs: resume and caching rely on it."""
 

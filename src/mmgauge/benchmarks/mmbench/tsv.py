@@ -295,20 +295,19 @@ def load_table(path: Path, *, need_image: bool = False, need_prediction: bool = 
 
 def image_refs(table: Table, base_dir: Path) -> list[ImageRef]:
     """One image per row: base64 text (kept undecoded), a reference to another row's image, or a file path."""
-    from mmgauge.core.types import ImageRef
+    from mmgauge.core.types import ImagePool, ImageRef
 
+    pool = ImagePool(table.source)
     cells = table.text("image")
     paths = table.text("image_path")
     position_of = {str(value): i for i, value in enumerate(table.index.tolist())}
     images: list[ImageRef] = []
     for row in range(len(table)):
         if table.image_data is not None and table.image_data[row] is not None:
-            images.append(ImageRef(data=table.image_data[row], origin_file=table.source,
-                                   origin_line=int(table.line[row]), origin_field="image"))
+            images.append(pool.embedded(table.image_data[row], int(table.line[row])))
         elif cells[row]:
             target = _follow(table, cells, position_of, row)
-            images.append(ImageRef(b64=cells[target], origin_file=table.source,
-                                   origin_line=int(table.line[target]), origin_field="image"))
+            images.append(pool.embedded(str(cells[target]), int(table.line[target])))
         elif paths[row]:
             images.append(ImageRef(path=str(_image_file(table, row, Path(paths[row]), base_dir))))
         else:

@@ -13,7 +13,7 @@ from typing import Any, Final
 
 from mmgauge.benchmarks.mme.release import MMEQuestion, Row, group_pairs, parse_truth
 from mmgauge.core.errors import UserError
-from mmgauge.core.types import ImageRef
+from mmgauge.core.types import ImagePool
 from mmgauge.datasources.tables import column_names, read_arrow, table_files
 
 COLUMNS: Final = ("question_id", "image", "question", "answer", "category")
@@ -45,6 +45,7 @@ def load_hf_table(path: Path) -> list[MMEQuestion]:
             raise UserError("empty question_id", file=file, line=number + 1, field="question_id")
         rows.append(Row(number + 1, cells))
         keys.append(question_id.replace("\\", "/").rsplit("/", 1)[-1])
+    pool = ImagePool(file)
     orders: dict[str, int] = {}
     questions: list[MMEQuestion] = []
     for subtask, key, members in group_pairs(rows, keys, file):
@@ -54,7 +55,7 @@ def load_hf_table(path: Path) -> list[MMEQuestion]:
             if data is None:
                 raise UserError("the row has no image bytes", file=file, line=row.line, field="image")
             truth = parse_truth(row.cells.get("answer") or "", file, row.line)
-            ref = ImageRef(data=data, origin_file=file, origin_line=row.line, origin_field="image")
+            ref = pool.embedded(data, row.line)
             text = row.cells.get("question") or ""
             questions.append(MMEQuestion(subtask, key, index, text, truth, order, ref))
     return questions

@@ -307,10 +307,11 @@ def group_pairs(rows: list[Row], keys: list[str], file: str) -> list[tuple[str, 
 
 
 def load_tsv(path: Path) -> list[MMEQuestion]:
-    from mmgauge.core.types import ImageRef
+    from mmgauge.core.types import ImagePool
 
     rows = _read_tsv(path)
     file = str(path)
+    pool = ImagePool(file)
     require_columns(rows, ("index", "image", "question", "answer", "category"), file)
     by_index = _by_index(rows, file)
     orders: dict[str, int] = {}
@@ -319,8 +320,7 @@ def load_tsv(path: Path) -> list[MMEQuestion]:
         order = orders[subtask] = orders.get(subtask, -1) + 1
         for index, row in enumerate(members):
             owner = _image_owner(row, by_index, file)
-            ref = ImageRef(b64=(owner.cells.get("image") or "").strip(), origin_file=file,
-                           origin_line=owner.line, origin_field="image")
+            ref = pool.embedded((owner.cells.get("image") or "").strip(), owner.line)
             truth = parse_truth(row.cells.get("answer") or "", file, row.line)
             text = row.cells.get("question") or ""
             questions.append(MMEQuestion(subtask, key, index, text, truth, order, ref))
