@@ -31,6 +31,8 @@ class BenchmarkInfo(BaseModel):
     plugin: bool = False
     options: list[OptionInfo] = Field(default_factory=list)
     prompts: list[PromptInfo] = Field(default_factory=list)
+    #: Whether it has a built-in sample (else a run of it needs `--data`).
+    sample: bool = True
     #: Why it could not be loaded (a broken plug-in), else None.
     problem: str | None = None
 
@@ -79,7 +81,7 @@ def _benchmark_info(cls: type[AnyBenchmark], name: str, target: str, plugin: boo
         prompts = [PromptInfo(name=n, source=table.presets[n].source) for n in table.names()]
         prompts += [PromptInfo(name=n, source=why, available=False) for n, why in table.unavailable.items()]
     return BenchmarkInfo(name=name, description=cls.description, target=target, plugin=plugin,
-                         options=options, prompts=prompts)
+                         options=options, prompts=prompts, sample=cls.has_sample_data())
 
 
 def list_backends() -> list[BackendInfo]:

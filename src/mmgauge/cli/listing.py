@@ -31,6 +31,8 @@ def register(app: typer.Typer) -> None:
                 console.print(Text(f"{label}: {info.problem}", style="red"), soft_wrap=True)
                 continue
             console.print(Text.assemble((label, "bold cyan"), f"  {info.description}"))
+            if not info.sample:
+                console.print(Text("    no built-in sample: run it with --data"))
             for option in info.options:
                 console.print(Text(f"    option {option.name} = {option.default}: {option.help}"))
             for prompt in info.prompts:
