@@ -91,3 +91,8 @@ def test_a_run_that_does_not_use_the_broken_plugin_is_unaffected(tmp_path: Path)
     assert done.returncode == 0, done.stderr
     results = json.loads((tmp_path / "run" / "results.json").read_text())
     assert results["benchmarks"]["mme"]["records"] == 2
+
+
+def test_ctrl_c_while_a_plugin_is_imported_still_interrupts(tmp_path: Path) -> None:
+    done = run_cli(broken_site(tmp_path / "site", "raise KeyboardInterrupt\n"), "list")
+    assert done.returncode == 130 and done.stderr.startswith("interrupted"), done.stderr
