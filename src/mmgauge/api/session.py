@@ -96,6 +96,7 @@ class EvalSession:
     # -- parts -----------------------------------------------------------------------------------------------
 
     def _benchmark_runs(self) -> list[BenchmarkRun]:
+        from mmgauge.benchmarks.base import no_sample_message
         from mmgauge.benchmarks.registry import benchmark_names, get_benchmark
         from mmgauge.datasources.locate import resolve_data
 
@@ -106,9 +107,13 @@ class EvalSession:
             raise UserError(f"--data names {unknown[0]!r}, which is not among the benchmarks run",
                             field="--data")
         options = benchmark_options(names, request.options, seed=request.seed)
+        benches = [(name, get_benchmark(name, options[name])) for name in names]
+        # Before any sample is written: a benchmark that has none needs its data given.
+        for name, bench in benches:
+            if name not in request.data and not bench.has_sample_data():
+                raise UserError(no_sample_message(name))
         runs = []
-        for name in names:
-            bench = get_benchmark(name, options[name])
+        for name, bench in benches:
             given = request.data.get(name)
             if given is None:
                 self.progress.status(f"writing the built-in {name} sample")

@@ -2,8 +2,8 @@
 
 A benchmark declares its own typed options (a `BenchmarkOptions` subclass: only what it understands, unknown
 keys rejected) and its result model, and is generic over both, so readers get its result as its type. Most
-benchmarks need only `load`, `sample_data`, `build_messages`, `extract` and `score`; shared kinds (yes/no in
-`benchmarks/yesno.py`) make the common case a few lines.
+benchmarks need only `load`, `build_messages`, `extract` and `score`, plus `sample_data` for a built-in
+sample; shared kinds (yes/no in `benchmarks/yesno.py`) make the common case a few lines.
 """
 
 from __future__ import annotations
@@ -86,9 +86,17 @@ class Benchmark(ABC, Generic[OptionsT, ResultT]):
         """The first `limit` samples (benchmarks whose samples come in groups keep groups whole)."""
         return samples[:limit]
 
-    @abstractmethod
     def sample_data(self, directory: Path) -> Path:
-        """Write the built-in sample (deterministic) under `directory` and return what `load` takes."""
+        """Write the built-in sample (deterministic) under `directory` and return what `load` takes.
+
+        Optional: a benchmark whose data comes only from files (a plug-in, say) leaves this out, and runs
+        of it then need `--data`."""
+        raise UserError(no_sample_message(self.name))
+
+    @classmethod
+    def has_sample_data(cls) -> bool:
+        """Whether it writes a built-in sample (overrides `sample_data`)."""
+        return cls.sample_data is not Benchmark.sample_data
 
     @abstractmethod
     def build_messages(self, sample: Sample, round: int = 0) -> list[Message]:
@@ -128,6 +136,11 @@ class Benchmark(ABC, Generic[OptionsT, ResultT]):
     def read_result(self, data: Mapping[str, Any]) -> ResultT:
         """A stored result (JSON) back as this benchmark's result type."""
         return cast(ResultT, self.result_type.model_validate(data))
+
+
+def no_sample_message(name: str) -> str:
+    return (f"benchmark '{name}' has no built-in sample; pass its data with --data PATH "
+            f"(or --data {name}=PATH)")
 
 
 #: Any benchmark, whatever its options and result types.

@@ -45,7 +45,7 @@ def read_table(path: Path) -> list[tuple[int, dict[str, str]]]:
 
 
 class YesNoBenchmark(Benchmark[BenchmarkOptions, YesNoResult]):
-    """Base of yes/no benchmarks; a subclass sets `name`, `description` and writes its `sample_data`."""
+    """Base of yes/no benchmarks; a subclass sets `name`, `description` and may write its `sample_data`."""
 
     result_type: ClassVar[type[YesNoResult]] = YesNoResult
     #: Appended to every question (e.g. " Please answer yes or no.").

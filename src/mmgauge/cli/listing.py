@@ -27,9 +27,12 @@ def register(app: typer.Typer) -> None:
         for info in list_benchmarks():
             label = info.name + (" (plug-in)" if info.plugin else "")
             if info.problem is not None:
-                console.print(Text(f"{label}: cannot be loaded: {info.problem}", style="red"))
+                # One line however wide the terminal: the whole error is what the plug-in's author needs.
+                console.print(Text(f"{label}: {info.problem}", style="red"), soft_wrap=True)
                 continue
             console.print(Text.assemble((label, "bold cyan"), f"  {info.description}"))
+            if not info.sample:
+                console.print(Text("    no built-in sample: run it with --data"))
             for option in info.options:
                 console.print(Text(f"    option {option.name} = {option.default}: {option.help}"))
             for prompt in info.prompts:
@@ -38,7 +41,14 @@ def register(app: typer.Typer) -> None:
         backends = Table(title="Model backends (--model)")
         backends.add_column("name", style="bold")
         backends.add_column("description")
+        broken = []
         for backend in list_backends():
-            backends.add_row(backend.name + (" (plug-in)" if backend.plugin else ""), backend.description)
+            label = backend.name + (" (plug-in)" if backend.plugin else "")
+            if backend.problem is not None:
+                broken.append(Text(f"{label}: {backend.problem}", style="red"))
+                continue
+            backends.add_row(label, backend.description)
         console.print(backends)
+        for line in broken:  # below the table, where a cell would wrap the error over several lines
+            console.print(line, soft_wrap=True)
         console.print(Text(SPEC_GRAMMAR))
