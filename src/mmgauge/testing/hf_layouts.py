@@ -118,7 +118,7 @@ def write_lmms_lab_mmbench(hub: Path, *, commit: str = MMBENCH_COMMIT) -> Path:
     `<config>/test-00000-of-00001.parquet` (the first question's copies); return the snapshot folder."""
     from mmgauge.benchmarks.mmbench.sample import sample_frame
 
-    rows = [{key: str(value) for key, value in row.items()} for row in sample_frame().to_dict("records")]
+    rows = [{str(key): str(value) for key, value in row.items()} for row in sample_frame().to_dict("records")]
     table = lmms_lab_mmbench_table(rows)
     first = sum(1 for row in rows if row["g_index"] == rows[0]["g_index"])
     files = {f"{config}/{split}-00000-of-00001.parquet": parquet_bytes(part)
