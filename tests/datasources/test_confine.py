@@ -14,7 +14,7 @@ from mmgauge.benchmarks.mme.sample import write_sample as write_mme_sample
 from mmgauge.core.errors import UserError
 from mmgauge.datasources.confine import confined, data_root
 from mmgauge.datasources.tables import table_files
-from mmgauge.testing.hf_layouts import parquet_bytes, write_hub_dataset
+from mmgauge.testing.hf_layouts import parquet_bytes, write_hub_dataset, write_lmms_lab_mmbench
 
 
 def outside_file(tmp_path: Path, name: str, data: bytes) -> Path:
@@ -24,7 +24,7 @@ def outside_file(tmp_path: Path, name: str, data: bytes) -> Path:
     return secret
 
 
-def run(cli: Any, bench: str, data: Path, tmp_path: Path) -> str:
+def run(cli: Any, bench: str, data: Path | str, tmp_path: Path) -> str:
     line: str = cli("run", "--model", "mock:Yes", "--bench", bench, "--data", data, "--limit", "2",
                     "--out", tmp_path / f"run-{bench}", "--no-cache").error_line()
     return line
@@ -109,3 +109,19 @@ def test_confined_accepts_a_linked_root_and_links_within(tmp_path: Path) -> None
     linked_root.symlink_to(real)
     assert confined(linked_root / "b.png", linked_root) == linked_root / "b.png"
     assert confined(real / "sub" / "a.png", real) == real / "sub" / "a.png"
+
+
+@pytest.mark.parametrize("named", ["hf", "path"])
+def test_a_hub_snapshot_file_linking_out_of_its_dataset_is_refused(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, named: str
+) -> None:
+    snapshot = write_lmms_lab_mmbench(tmp_path / "hub")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    dev = snapshot / "en" / "dev-00000-of-00001.parquet"
+    secret = outside_file(tmp_path, "dev.parquet", dev.read_bytes())  # a table that would load
+    dev.unlink()
+    dev.symlink_to(secret)
+    line = run(cli, "mmbench", dev if named == "path" else "hf:lmms-lab/MMBench/en/dev", tmp_path)
+    repo = tmp_path / "hub" / "datasets--lmms-lab--MMBench"
+    assert line == (f"error: {dev}: is a link, or inside one, that leads outside the data folder {repo} "
+                    f"(to {secret}); refusing to read it")

@@ -98,6 +98,7 @@ class EvalSession:
     def _benchmark_runs(self) -> list[BenchmarkRun]:
         from mmgauge.benchmarks.base import no_sample_message
         from mmgauge.benchmarks.registry import benchmark_names, get_benchmark
+        from mmgauge.datasources.confine import loaded_path
         from mmgauge.datasources.locate import resolve_data
 
         request = self.request
@@ -119,10 +120,11 @@ class EvalSession:
                 self.progress.status(f"writing the built-in {name} sample")
                 path = bench.sample_data(self.folder.sample_data_dir(name))
             else:
-                path = resolve_data(name, given).resolve()
+                # Not resolve(): a hub snapshot's x.parquet would become its extensionless blob.
+                path = loaded_path(resolve_data(name, given))
             self.progress.status(f"loading {name} data from {path}")
             dataset = bench.load(path)
-            dataset = dataset.model_copy(update={"source": str(Path(dataset.source).resolve())})
+            dataset = dataset.model_copy(update={"source": str(loaded_path(Path(dataset.source)))})
             selected = bench.select(dataset.samples, request.limit) if request.limit is not None else None
             runs.append(BenchmarkRun(bench, dataset, selected, builtin_sample=given is None))
         return runs

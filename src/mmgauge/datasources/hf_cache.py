@@ -22,9 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mmgauge.core.errors import UserError
+from mmgauge.datasources.confine import confined
 from mmgauge.datasources.tables import is_data_file, split_key
 
 _REPO_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+#: The most bytes a `refs/<branch>` file may hold (it holds a 40-character commit hash).
+_REF_LIMIT = 256
 
 
 @dataclass(frozen=True)
@@ -56,7 +59,11 @@ def parse_hf_spec(text: str) -> HFSpec:
         if not _REPO_PART.match(piece):
             raise UserError(f"'{piece}' is not a valid Hugging Face organisation or dataset name",
                             field="--data")
-    return HFSpec(parts[0], name, revision or None, tuple(p for p in parts[2:] if p))
+    selection = tuple(p for p in parts[2:] if p)
+    if any(part in (".", "..") for part in selection):  # a path in the dataset, never above it
+        raise UserError(f"'hf:{text}': '.' and '..' name no config, split or file of a dataset",
+                        field="--data")
+    return HFSpec(parts[0], name, revision or None, selection)
 
 
 def hf_home(env: Mapping[str, str]) -> Path:
@@ -123,9 +130,11 @@ def find_in_hub(
 
 
 def _snapshot(repo: Path, revision: str) -> Path | None:
+    if not _is_folder_name(revision):  # `@..` would name the repository folder itself
+        return None
     ref = repo / "refs" / revision
     if ref.is_file():
-        folder = repo / "snapshots" / ref.read_text(encoding="utf-8").strip()
+        folder = repo / "snapshots" / _commit_in(ref, repo)
         if folder.is_dir():
             return folder
     snapshots = repo / "snapshots"
@@ -140,6 +149,32 @@ def _snapshot(repo: Path, revision: str) -> Path | None:
         if len(only) == 1:  # a cache copied without its refs/ folder
             return only[0]
     return None
+
+
+def _commit_in(ref: Path, repo: Path) -> str:
+    """The commit a `refs/<branch>` file names: one folder name in `snapshots/`, else a UserError.
+
+    The file is read as a name, never followed as a path: `../../x` in it would lead out of the dataset."""
+    try:
+        with confined(ref, repo).open("rb") as handle:
+            data = handle.read(_REF_LIMIT + 1)  # a ref is 40 characters; a huge file is not one
+    except OSError as error:
+        raise UserError(f"cannot read: {error.strerror or error}", file=str(ref)) from None
+    try:
+        commit = data.decode("ascii").strip()
+    except UnicodeDecodeError:
+        commit = None
+    if commit is None or len(data) > _REF_LIMIT or not _is_folder_name(commit):
+        shown = "binary bytes" if commit is None else repr(commit[:60])
+        raise UserError(f"holds {shown}, not a commit naming a folder in {repo / 'snapshots'}; refusing to "
+                        "follow it", file=str(ref))
+    return commit
+
+
+def _is_folder_name(text: str) -> bool:
+    """Whether `text` is one plain folder name (no separator, not `.` or `..`: it starts with a letter or
+    digit)."""
+    return bool(_REPO_PART.match(text))
 
 
 def find_in_datasets_cache(spec: HFSpec, env: Mapping[str, str], search: Search) -> Path | None:

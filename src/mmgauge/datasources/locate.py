@@ -4,7 +4,7 @@ downloaded.
 `resolve_data(benchmark, spec)` returns a file or folder the benchmark's `load` takes:
 
 - a path that exists (a release folder, a TSV/XLSX, a parquet or arrow file, a folder of them) is returned as
-is;
+is, once a path in a hub cache is known to stay in its dataset's folder (`confine.within_hub_repo`);
 - a VLMEvalKit dataset name (`MMBench_DEV_EN`, `CCBench`, `MME`, ...) is `<name>.tsv` in VLMEvalKit's data
   folder: `$LMUData` when that variable names an existing folder (VLMEvalKit's own rule), else `~/LMUData`;
   names are matched ignoring letter case, and a name of another benchmark's dataset is refused;
@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Final
 
 from mmgauge.core.errors import UserError
+from mmgauge.datasources.confine import within_hub_repo
 from mmgauge.datasources.hf_cache import (
     Search,
     environment,
@@ -61,7 +62,7 @@ def resolve_data(benchmark: str, spec: str, *, env: Mapping[str, str] | None = N
         return _from_hugging_face(benchmark, text[3:], variables)
     path = Path(text).expanduser()
     if path.exists():
-        return path
+        return within_hub_repo(path)
     if benchmark == "m3gia" and text == "hf":
         return path  # the M3GIA loader's own word for the default hub cache
     if _is_name(text):
@@ -99,7 +100,7 @@ def _from_hugging_face(benchmark: str, text: str, env: Mapping[str, str]) -> Pat
     if found is None and not whole_repo:
         found = find_in_datasets_cache(spec, env, search)
     if found is not None:
-        return found
+        return within_hub_repo(found)
     where = "; ".join(search.looked)
     revision = f" at revision {spec.revision}" if spec.revision else ""
     raise UserError(f"hf:{spec.repo}{revision} is not in the local Hugging Face caches (nothing is "

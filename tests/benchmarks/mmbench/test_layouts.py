@@ -3,41 +3,19 @@ arrow cache): identical sample ids, options and answers, and identical scores fo
 
 from __future__ import annotations
 
-import base64
 import hashlib
 from pathlib import Path
-
-import pyarrow as pa
 
 from mmgauge.benchmarks.mmbench.bench import MMBenchBenchmark
 from mmgauge.benchmarks.mmbench.sample import sample_frame
 from mmgauge.core.types import ModelResponse, Sample, SampleRecord
 from mmgauge.datasources.locate import resolve_data
-from mmgauge.testing.hf_layouts import image_column, parquet_bytes, write_arrow_cache, write_hub_dataset
-
-
-def lmms_lab_table(tsv_rows: list[dict[str, str]]) -> pa.Table:
-    """lmms-lab/MMBench's columns; a missing option or hint is null on even rows and the text "nan" on
-    odd ones (the dataset has both); every row, copies included, carries its image bytes."""
-    by_index = {row["index"]: row for row in tsv_rows}
-
-    def image(row: dict[str, str]) -> bytes:
-        cell = row["image"]
-        return base64.b64decode(cell if len(cell) > 64 else by_index[cell]["image"])
-
-    def missing(value: str, number: int) -> str | None:
-        return value if value else (None if number % 2 == 0 else "nan")
-
-    columns: dict[str, list[object]] = {"index": [int(row["index"]) for row in tsv_rows]}
-    for name in ("question", "hint", "A", "B", "C", "D", "answer", "category"):
-        columns[name] = [missing(row[name], n) if name in "hintABCD" else row[name]
-                         for n, row in enumerate(tsv_rows)]
-    table = pa.table({
-        **columns, "image": image_column([image(row) for row in tsv_rows]),
-        "source": ["sample"] * len(tsv_rows), "L2-category": [row["l2-category"] for row in tsv_rows],
-        "comment": [None] * len(tsv_rows), "split": [row["split"] for row in tsv_rows],
-    })
-    return table.cast(table.schema.set(0, pa.field("index", pa.int64())))
+from mmgauge.testing.hf_layouts import (
+    lmms_lab_mmbench_table,
+    parquet_bytes,
+    write_arrow_cache,
+    write_hub_dataset,
+)
 
 
 def records(bench: MMBenchBenchmark, samples: list[Sample]) -> list[SampleRecord]:
@@ -59,7 +37,7 @@ def test_every_layout_gives_the_same_samples_and_scores(tmp_path: Path) -> None:
     lmu = tmp_path / "LMUData"
     lmu.mkdir()
     frame.to_csv(lmu / "MMBench_DEV_EN.tsv", sep="\t", index=False)
-    table = lmms_lab_table(rows)
+    table = lmms_lab_mmbench_table(rows)
     write_hub_dataset(tmp_path / "hub", "lmms-lab/MMBench", {
         "en/dev-00000-of-00001.parquet": parquet_bytes(table),
         "en/test-00000-of-00001.parquet": parquet_bytes(table.slice(0, 3)),
