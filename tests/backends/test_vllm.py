@@ -1,18 +1,28 @@
-"""The vllm backend: everything up to the engine call runs here without vLLM; the real engine needs a GPU."""
+"""The vllm backend: input building without vLLM; the engine's control flow against vLLM 0.33's `LLM`.
+
+The engine tests run twice where vLLM imports: once on `mmgauge.testing.vllm_standin` (vLLM 0.33's
+classes and checks, rebuilt from its sources) and once on the real `vllm.LLM`, `SamplingParams` and
+exceptions with only the GPU engine replaced; without vLLM the second run is skipped.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import dataclasses
+import functools
 import importlib.util
 import json
-from collections.abc import Sequence
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 
 from mmgauge.backends import vllm as vllm_backend
+from mmgauge.backends._vllm_options import validate_options
 from mmgauge.backends.base import BackendSettings, Request
 from mmgauge.backends.registry import BACKENDS, backend_class
 from mmgauge.backends.spec import parse_spec
@@ -22,10 +32,10 @@ from mmgauge.backends.vllm import (
     config_groups,
     sampling_kwargs,
     to_response,
-    validate_options,
 )
 from mmgauge.core.errors import EndpointError, UserError
 from mmgauge.core.types import GenerationConfig, ImageRef, Message, ModelResponse, ModelSpec
+from mmgauge.testing import vllm_standin
 from mmgauge.testing.toy import tiny_png
 
 GREEDY = GenerationConfig(max_tokens=8)
@@ -77,7 +87,8 @@ def test_requests_are_grouped_by_decoding_setting_in_order() -> None:
 def test_engine_options_are_validated_and_passed_through() -> None:
     options = {
         "tensor_parallel_size": 4, "pipeline_parallel_size": 2, "gpu_memory_utilization": 0.85,
-        "max_model_len": 8192, "dtype": "bfloat16", "limit_mm_per_prompt": {"image": 4},
+        "max_model_len": 8192, "dtype": "bfloat16",
+        "limit_mm_per_prompt": {"image": {"count": 4, "width": 64}},
         "trust_remote_code": True, "chat_template": "t.jinja",
     }
     engine = validate_options(options)
@@ -128,40 +139,108 @@ def test_missing_vllm_is_a_user_error_with_the_pip_hint(monkeypatch: pytest.Monk
         VLLMBackend("/models/x", options={"tp": 2})
 
 
-# -- the whole backend against a stand-in engine ------------------------------------------------------------
+# -- the whole backend against vLLM 0.33's LLM: the stand-in, and the real one where vLLM imports -----------
 
 
-class FakeLLM:
-    """Stands in for vllm.LLM: records what it is given, answers with the prompt's last text."""
+class _Renderer:
+    """The real `LLM.chat` renders through this: each conversation to its last text and its image count."""
 
-    instances: ClassVar[list[FakeLLM]] = []
+    tokenizer = None
+    default_chat_tok_params = SimpleNamespace(with_kwargs=lambda **kwargs: None)
 
-    def __init__(self, **kwargs: Any) -> None:
-        self.kwargs = kwargs
-        self.calls: list[tuple[int, dict[str, Any], str | None]] = []
-        FakeLLM.instances.append(self)
-
-    def chat(self, conversations: Sequence[list[dict[str, Any]]], params: dict[str, Any], *, use_tqdm: bool,
-             chat_template: str | None) -> list[Any]:
-        assert use_tqdm is False
-        self.calls.append((len(conversations), params, chat_template))
-        outputs = []
-        for conversation in conversations:
-            content = conversation[-1]["content"]
-            text = content if isinstance(content, str) else content[-1]["text"]
-            if "TOO LONG" in text:
-                raise ValueError("prompt is longer than max_model_len")
-            outputs.append(SimpleNamespace(prompt_token_ids=[0] * len(text),
-                                           outputs=[SimpleNamespace(text=f"echo {text}", token_ids=[1])]))
-        return outputs
+    def render_chat(self, conversations: list[Any], *args: Any, **kwargs: Any) -> tuple[Any, list[Any]]:
+        prompts = [vllm_standin.prompt_of(conversation) for conversation in conversations]
+        return conversations, [{"type": "token", "prompt_token_ids": [], "prompt": text, "images": images}
+                               for text, images in prompts]
 
 
-@pytest.fixture
-def fake_vllm(monkeypatch: pytest.MonkeyPatch) -> None:
-    FakeLLM.instances.clear()
-    module = SimpleNamespace(LLM=FakeLLM, SamplingParams=lambda **kwargs: kwargs, __version__="fake")
+class _Engine:
+    """The real `LLM`'s `llm_engine`, on a StandinEngine raising vLLM's own VLLMValidationError."""
+
+    def __init__(self, engine: vllm_standin.StandinEngine) -> None:
+        self.engine = engine
+        self.vllm_config = SimpleNamespace(lora_config=None)
+        self.done: list[Any] = []
+
+    def add_request(self, request_id: str, prompt: dict[str, Any], params: Any, **kwargs: Any) -> str:
+        self.engine.add(request_id, prompt["prompt"], prompt["images"])
+        return request_id
+
+    def abort_request(self, request_ids: list[str], internal: bool = False) -> None:
+        self.engine.abort(request_ids)
+
+    def get_num_unfinished_requests(self) -> int:
+        return len(self.engine.queued)
+
+    def has_unfinished_requests(self) -> bool:
+        return bool(self.engine.queued)
+
+    def step(self) -> list[Any]:
+        return self.engine.run()
+
+
+def _real_vllm(monkeypatch: pytest.MonkeyPatch) -> type:
+    """vllm.LLM running its own argument checks and `chat`; a StandinEngine replaces the GPU engine."""
+    pytest.importorskip("vllm")
+    llm_module = pytest.importorskip("vllm.entrypoints.llm")
+    from vllm.exceptions import VLLMValidationError
+    from vllm.outputs import CompletionOutput, RequestOutput
+    from vllm.utils.counter import Counter
+
+    class EngineReplaced(Exception):
+        pass
+
+    def no_gpu_engine(*args: Any, **kwargs: Any) -> None:
+        raise EngineReplaced
+
+    def output(request_id: str, ids: list[int], text: str, finish: str) -> Any:
+        completion = CompletionOutput(0, text, [1], None, None, finish_reason=finish)
+        return RequestOutput(request_id, None, ids, None, [completion], finished=True)
+
+    cls = llm_module.LLM
+    original_init, original_chat = cls.__init__, cls.chat
+
+    @functools.wraps(original_init)
+    def init(self: Any, model: str, **kwargs: Any) -> None:
+        with contextlib.suppress(EngineReplaced):
+            original_init(self, model, **kwargs)  # vLLM's own checks of the arguments, up to the engine
+        limit = kwargs.get("limit_mm_per_prompt", {}).get("image", 999)
+        engine = vllm_standin.StandinEngine(
+            max_model_len=kwargs.get("max_model_len") or 4096, error=VLLMValidationError, output=output,
+            image_limit=limit.get("count", 999) if isinstance(limit, dict) else limit,
+        )
+        self.__dict__.update(
+            model_config=SimpleNamespace(runner_type="generate", enable_prompt_embeds=False),
+            renderer=_Renderer(), chat_template=None, request_counter=Counter(), default_sampling_params=None,
+            llm_engine=_Engine(engine), engine=engine, calls=[], kwargs={"model": model, **kwargs},
+        )
+        vllm_standin.LLM.instances.append(self)
+
+    @functools.wraps(original_chat)
+    def chat(self: Any, messages: list[Any], params: Any, **kwargs: Any) -> Any:
+        self.calls.append((len(messages), params, kwargs.get("chat_template")))
+        return original_chat(self, messages, params, **kwargs)
+
+    monkeypatch.setattr(llm_module.LLMEngine, "from_engine_args", no_gpu_engine)
+    monkeypatch.setattr(cls, "__init__", init)
+    monkeypatch.setattr(cls, "chat", chat)
+    return cls
+
+
+@pytest.fixture(params=["standin", "vllm"])
+def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Which vLLM the backend imports: the stand-in, or the installed vLLM (skipped where it is absent)."""
+    vllm_standin.LLM.instances.clear()
     monkeypatch.setattr(vllm_backend, "_vllm_installed", lambda: True)
-    monkeypatch.setattr(vllm_backend, "_import_vllm", lambda: module)
+    if request.param == "vllm":
+        _real_vllm(monkeypatch)
+    else:
+        modules: dict[str, Any] = {}
+        vllm_standin.install(modules)
+        for name, module in modules.items():
+            monkeypatch.setitem(sys.modules, name, module)
+    yield request.param
+    vllm_standin.LLM.instances.clear()
 
 
 @pytest.fixture
@@ -183,33 +262,95 @@ def generate(backend: VLLMBackend, batch: list[Request]) -> list[ModelResponse]:
     return asyncio.run(go())
 
 
-def test_batch_goes_to_the_engine_once_per_setting(fake_vllm: None, model_dir: Path) -> None:
+def only_llm() -> Any:
+    (llm,) = vllm_standin.LLM.instances
+    return llm
+
+
+def test_batch_goes_to_the_engine_once_per_setting(engine: str, model_dir: Path) -> None:
     spec = ModelSpec(backend="vllm", path=str(model_dir),
                      options={"tensor_parallel_size": 2, "limit_mm_per_prompt": {"image": 1}})
     backend = VLLMBackend.from_spec(spec, BackendSettings(batch_size=16))
     assert backend.batch_size == 16 and backend.concurrency == 2
     batch = [request("a", images=1), request("b", config=SAMPLED), request("c"), request("two", images=2)]
     responses = generate(backend, batch)
-    (llm,) = FakeLLM.instances
+    llm = only_llm()
     assert llm.kwargs == {"model": str(model_dir.resolve()), "tensor_parallel_size": 2,
                           "limit_mm_per_prompt": {"image": 1}}
-    assert [(n, p["temperature"]) for n, p, _ in llm.calls] == [(2, 0.0), (1, 0.7)]
+    assert [(n, p.temperature, p.seed) for n, p, _ in llm.calls] == [(2, 0.0, None), (1, 0.7, 3)]
     assert [r.text for r in responses[:3]] == ["echo a", "echo b", "echo c"]
     assert not responses[3].ok and "limit_mm_per_prompt" in (responses[3].error or "")
 
 
-def test_a_refused_request_fails_alone(fake_vllm: None, model_dir: Path, tmp_path: Path) -> None:
+def test_a_request_vllm_refuses_fails_alone_and_the_batch_stays_batched(
+    engine: str, model_dir: Path, tmp_path: Path
+) -> None:
     template = tmp_path / "t.jinja"
     template.write_text("{{ messages }}")
-    backend = VLLMBackend(str(model_dir), options={"chat_template": str(template)})
-    responses = generate(backend, [request("a"), request("TOO LONG"), request("c")])
-    assert [r.ok for r in responses] == [True, False, True]
-    assert "max_model_len" in (responses[1].error or "")
-    (llm,) = FakeLLM.instances
-    assert [n for n, _, _ in llm.calls] == [3, 1, 1, 1] and llm.calls[0][2] == "{{ messages }}"
+    backend = VLLMBackend(str(model_dir), options={"chat_template": str(template), "max_model_len": 32})
+    batch = [request(f"q{i}") for i in range(64)]
+    batch[37] = request("word " * 40)  # 0.33 raises VLLMValidationError, which is no ValueError
+    responses = generate(backend, batch)
+    assert [r.ok for r in responses] == [i != 37 for i in range(64)]
+    assert "maximum model length of 32" in (responses[37].error or "")
+    assert [r.text for r in responses[:2]] == ["echo q0", "echo q1"]
+    llm = only_llm()
+    # Halving: the whole batch, then both halves at each of 6 levels (not 1 + 64 calls one by one).
+    assert len(llm.calls) == 1 + 2 * 6 and llm.calls[0][2] == "{{ messages }}"
+    assert not llm.engine.queued  # what vLLM had queued before refusing was aborted, never answered twice
 
 
-def test_fingerprint_follows_weights_and_numerics_not_parallelism(fake_vllm: None, model_dir: Path) -> None:
+def test_too_many_images_in_the_dict_form_of_the_limit_fail_before_the_engine(
+    engine: str, model_dir: Path
+) -> None:
+    options = {"limit_mm_per_prompt": {"image": {"count": 1, "width": 448, "height": 448}}}
+    backend = VLLMBackend(str(model_dir), options=options)
+    assert backend.image_limit == 1
+    responses = generate(backend, [request("a", images=1), request("b", images=2)])
+    assert responses[0].ok and "limit_mm_per_prompt allows (1)" in (responses[1].error or "")
+    assert [n for n, _, _ in only_llm().calls] == [1]
+
+
+def test_an_aborted_completion_is_a_failed_request_not_an_answer(engine: str, model_dir: Path) -> None:
+    responses = generate(VLLMBackend(str(model_dir)), [request("a"), request("ABORT me")])
+    assert responses[0].ok and not responses[1].ok
+    assert "finish_reason abort" in (responses[1].error or "") and responses[1].text is None
+
+
+def test_a_decoding_setting_vllm_refuses_fails_its_requests_not_the_run(engine: str, model_dir: Path) -> None:
+    hot = GREEDY.model_copy(update={"temperature": 2.5})
+    responses = generate(VLLMBackend(str(model_dir)), [request("a"), request("b", config=hot)])
+    assert responses[0].ok and "temperature of at most 2" in (responses[1].error or "")
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"swap_space": 4}, "swap_space was removed"),
+        ({"data_parallel_size": 2}, "data_parallel_size > 1"),
+    ],
+)
+def test_options_vllm_033_refuses_are_named_before_loading(
+    engine: str, model_dir: Path, options: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(UserError, match=message) as raised:
+        VLLMBackend(str(model_dir), options=options)
+    assert raised.value.field == f"options.{next(iter(options))}" and "\n" not in str(raised.value)
+
+
+def test_an_option_the_installed_vllm_lacks_is_named_at_load(engine: str, model_dir: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    vllm = importlib.import_module("vllm")
+    fields = [(f.name, Any, None) for f in dataclasses.fields(vllm.EngineArgs) if f.name != "kv_cache_dtype"]
+    older = dataclasses.make_dataclass("EngineArgs", fields)
+    monkeypatch.setattr(vllm, "EngineArgs", older)
+    backend = VLLMBackend(str(model_dir), options={"kv_cache_dtype": "fp8"})
+    with pytest.raises(UserError, match="takes no option kv_cache_dtype") as raised:
+        backend.load()
+    assert raised.value.field == "options.kv_cache_dtype" and not vllm_standin.LLM.instances
+
+
+def test_fingerprint_follows_weights_and_numerics_not_parallelism(engine: str, model_dir: Path) -> None:
     base = VLLMBackend(str(model_dir)).fingerprint()
     assert VLLMBackend(str(model_dir), options={"tensor_parallel_size": 8}).fingerprint() == base
     assert VLLMBackend(str(model_dir), options={"dtype": "float16"}).fingerprint() != base
@@ -217,12 +358,11 @@ def test_fingerprint_follows_weights_and_numerics_not_parallelism(fake_vllm: Non
     assert VLLMBackend(str(model_dir)).fingerprint() != base
 
 
-def test_engine_that_cannot_load_stops_the_run(
-    fake_vllm: None, model_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_engine_that_cannot_load_stops_the_run(model_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def broken(**kwargs: Any) -> None:
         raise RuntimeError("CUDA out of memory\nmore lines")
 
+    monkeypatch.setattr(vllm_backend, "_vllm_installed", lambda: True)
     monkeypatch.setattr(vllm_backend, "_import_vllm", lambda: SimpleNamespace(LLM=broken))
     with pytest.raises(EndpointError, match="CUDA out of memory"):
         generate(VLLMBackend(str(model_dir)), [request("a")])

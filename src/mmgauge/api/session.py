@@ -54,6 +54,9 @@ class EvalSession:
     async def _evaluate(self, runs: list[BenchmarkRun]) -> RunResults:
         request = self.request
         spec, backend = self._backend()
+        config = GenerationConfig(temperature=request.temperature, max_tokens=request.max_tokens,
+                                  seed=request.seed, system_prompt=request.system_prompt)
+        backend.check_generation(config)  # a setting the model would refuse stops the command before any work
         self.progress.status(f"starting model {spec.label()}")
         await backend.start()
         from mmgauge.store.cache import ResponseCache, default_cache_path
@@ -62,8 +65,6 @@ class EvalSession:
         if cache is not None:
             self._closers.append(_async(cache.close))
         judge_spec, judge = await self._judge(spec, cache)
-        config = GenerationConfig(temperature=request.temperature, max_tokens=request.max_tokens,
-                                  seed=request.seed, system_prompt=request.system_prompt)
         executor = self._executor(spec, backend)
         public_judge = public_spec(judge_spec) if judge_spec is not None else None
         manifest = ManifestStore.open(
@@ -190,8 +191,10 @@ class EvalSession:
         from mmgauge.runner.ray_executor import RayExecutor, RayOptions
 
         settings = BackendSettings.model_validate(self._settings())
+        # The backend knows what its model needs (a vLLM engine: tensor x pipeline parallel GPUs).
+        gpus = backend.ray_gpus(request.ray_gpus_per_worker)
         executor = RayExecutor(spec, settings, address=request.ray_address, workers=request.ray_workers or 2,
-                               options=RayOptions(gpus_per_worker=request.ray_gpus_per_worker or 0.0,
+                               options=RayOptions(gpus_per_worker=gpus,
                                                   inline_images=request.ray_inline_images,
                                                   expected_fingerprint=backend.fingerprint()))
         self._closers.append(executor.aclose)

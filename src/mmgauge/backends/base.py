@@ -83,6 +83,20 @@ class Backend(ABC):
         unreachable server: requests report that.
         """
 
+    def check_generation(self, config: GenerationConfig) -> None:  # noqa: B027 - optional hook
+        """Refuse (UserError) a decoding setting this backend cannot honour; called once, before the run."""
+
+    def ray_gpus(self, requested: float | None) -> float:
+        """GPUs each Ray worker running this backend reserves, given `--ray-gpus-per-worker` (None: unset).
+
+        A backend whose model needs GPUs declares them here; it refuses (UserError) a reservation it cannot
+        run on, before any worker starts.
+        """
+        return 0.0 if requested is None else requested
+
+    async def load_model(self) -> None:  # noqa: B027 - optional hook, most backends load nothing up front
+        """Load the model now rather than at the first batch (a Ray worker does this when it starts)."""
+
     def describe(self) -> dict[str, Any]:
         """What the run manifest records about this backend (never secrets)."""
         return {"fingerprint": self.fingerprint()}

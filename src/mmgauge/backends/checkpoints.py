@@ -22,9 +22,16 @@ _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".gguf", ".ckpt")
 _SMALL_FILE = 16 * 1024 * 1024
 
 
-def resolve_model_dir(path: str) -> Path:
+def resolve_model_dir(path: str, *, revision: str | None = None) -> Path:
+    """The checkpoint folder of a path or repo id (the snapshot of `revision`, a branch, tag or commit)."""
     local = Path(path).expanduser()
     if local.exists():
+        if revision is not None:
+            # A folder holds one version: a revision asked of it would be silently ignored.
+            raise UserError(
+                f"revision {revision!r} needs a repo id in the local Hugging Face cache, not a folder",
+                file=str(local),
+            )
         if not (local / "config.json").is_file():
             raise UserError("not a transformers model folder (no config.json)", file=str(local))
         return local.resolve()
@@ -35,11 +42,13 @@ def resolve_model_dir(path: str) -> Path:
     except ImportError:
         raise UserError(EXTRA_HINT) from None
     try:
-        snapshot = Path(snapshot_download(path, local_files_only=True))
+        snapshot = Path(snapshot_download(path, revision=revision, local_files_only=True))
     except Exception:  # the hub raises several types for "not cached"; all mean the same here
+        which = "" if revision is None else f" at revision {revision!r}"
+        option = "" if revision is None else f" --revision {revision}"
         raise UserError(
-            f"'{path}' is neither a local folder nor in the local Hugging Face cache; it must be downloaded "
-            f"beforehand (e.g. `hf download {path}`), nothing is downloaded at run time",
+            f"'{path}'{which} is neither a local folder nor in the local Hugging Face cache; it must be "
+            f"downloaded beforehand (e.g. `hf download {path}{option}`), nothing is downloaded at run time",
             field="--model",
         ) from None
     if not (snapshot / "config.json").is_file():

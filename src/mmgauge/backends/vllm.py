@@ -5,12 +5,15 @@ that `LLM.chat` renders with the model's own chat template, so prompts match wha
 A batch from the runner goes to the engine in one call per decoding setting; vLLM schedules it internally
 (continuous batching), so large batches (`--batch-size`, default 64) keep the GPUs busy.
 
-Spec options pass through to `vllm.LLM` (see ENGINE_OPTIONS): tensor_parallel_size, pipeline_parallel_size,
-gpu_memory_utilization, max_model_len, dtype, limit_mm_per_prompt, ... Only `chat_template` (a Jinja file
-replacing the model's template) is this backend's own. vllm is imported when the model is loaded, so this
+Spec options pass through to `vllm.LLM` (see `_vllm_options.ENGINE_OPTIONS`): tensor_parallel_size,
+pipeline_parallel_size, gpu_memory_utilization, max_model_len, dtype, limit_mm_per_prompt, ... Only
+`chat_template` (a Jinja file replacing the model's template) is this backend's own; `revision` picks the
+snapshot of a repo id in the local Hugging Face cache. vllm is imported when the model is loaded, so this
 module imports without the `vllm` extra, and everything up to the engine call is testable without it.
 
 Decoding: temperature 0 is greedy; otherwise sampling is seeded with the generation config's seed.
+A request vLLM refuses (too long for max_model_len, too many images) fails alone: the batch is split in
+halves until the refused ones are found, so the others keep their batching.
 """
 
 from __future__ import annotations
@@ -25,6 +28,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from mmgauge.backends._vllm_options import (
+    check_generation,
+    check_installed,
+    image_limit,
+    refusal_types,
+    validate_options,
+)
 from mmgauge.backends.base import Backend, BackendSettings, Request
 from mmgauge.backends.checkpoints import hash_model_files, one_line, resolve_model_dir
 from mmgauge.backends.openai import to_openai_messages
@@ -34,77 +44,10 @@ from mmgauge.core.types import GenerationConfig, ImagePart, ModelResponse, Model
 EXTRA_HINT = "the vllm backend needs the 'vllm' extra (Linux with a CUDA GPU): pip install 'mmgauge[vllm]'"
 DEFAULT_BATCH_SIZE = 64
 
-_POSITIVE_INT = "a positive integer"
-#: vllm.LLM arguments a spec may set, with what each must be. Anything else is refused, not passed blindly.
-ENGINE_OPTIONS: dict[str, str] = {
-    "tensor_parallel_size": _POSITIVE_INT,
-    "pipeline_parallel_size": _POSITIVE_INT,
-    "data_parallel_size": _POSITIVE_INT,
-    "max_model_len": _POSITIVE_INT,
-    "max_num_seqs": _POSITIVE_INT,
-    "max_num_batched_tokens": _POSITIVE_INT,
-    "gpu_memory_utilization": "a number in (0, 1]",
-    "swap_space": "a number >= 0",
-    "cpu_offload_gb": "a number >= 0",
-    "dtype": "a string",
-    "quantization": "a string",
-    "kv_cache_dtype": "a string",
-    "tokenizer_mode": "a string",
-    "revision": "a string",
-    "distributed_executor_backend": "a string",
-    "seed": "an integer",
-    "trust_remote_code": "true or false",
-    "enforce_eager": "true or false",
-    "enable_prefix_caching": "true or false",
-    "limit_mm_per_prompt": "a mapping of modality to a count, e.g. {image: 2}",
-    "mm_processor_kwargs": "a mapping",
-}
-OWN_OPTIONS = {"chat_template"}
 #: Options that change the numbers the model computes, hence its answers: part of the fingerprint.
 _NUMERIC_OPTIONS = ("dtype", "quantization", "kv_cache_dtype", "revision")
-
-
-def validate_options(options: Mapping[str, Any]) -> dict[str, Any]:
-    """The engine keyword arguments of a spec's options, or a UserError naming the bad option."""
-    unknown = sorted(set(options) - set(ENGINE_OPTIONS) - OWN_OPTIONS)
-    if unknown:
-        raise UserError(
-            f"unknown vllm option(s): {', '.join(unknown)}; known: {', '.join(sorted(ENGINE_OPTIONS))}, "
-            "chat_template",
-            field="options",
-        )
-    engine: dict[str, Any] = {}
-    for name, value in options.items():
-        if name in OWN_OPTIONS:
-            continue
-        if not _valid(ENGINE_OPTIONS[name], value):
-            raise UserError(f"{name} must be {ENGINE_OPTIONS[name]}, not {value!r}", field=f"options.{name}")
-        engine[name] = dict(value) if isinstance(value, Mapping) else value
-    return engine
-
-
-def _valid(kind: str, value: Any) -> bool:
-    # bool is an int in Python: a YAML `true` must not pass as a size of 1.
-    number = isinstance(value, int | float) and not isinstance(value, bool)
-    if kind == _POSITIVE_INT:
-        return isinstance(value, int) and not isinstance(value, bool) and value >= 1
-    if kind == "an integer":
-        return isinstance(value, int) and not isinstance(value, bool)
-    if kind == "a number in (0, 1]":
-        return number and 0 < value <= 1
-    if kind == "a number >= 0":
-        return number and value >= 0
-    if kind == "a string":
-        return isinstance(value, str) and bool(value)
-    if kind == "true or false":
-        return isinstance(value, bool)
-    if kind.startswith("a mapping of modality"):
-        return isinstance(value, Mapping) and all(
-            isinstance(k, str) and (isinstance(v, Mapping) or (isinstance(v, int) and not isinstance(v, bool)
-                                                               and v >= 0))
-            for k, v in value.items()
-        )
-    return isinstance(value, Mapping)
+#: What a completion that vLLM ended this way holds is no answer (aborted, or a request-level engine error).
+_FAILED_FINISH = {"abort", "error"}
 
 
 def sampling_kwargs(config: GenerationConfig) -> dict[str, Any]:
@@ -147,8 +90,15 @@ def config_groups(requests: Sequence[Request]) -> list[tuple[GenerationConfig, l
 
 
 def to_response(output: Any, latency_s: float) -> ModelResponse:
-    """A vLLM RequestOutput -> ModelResponse."""
+    """A vLLM RequestOutput -> ModelResponse; one vLLM ended as aborted or failed is a failed request."""
     completion = output.outputs[0]
+    error = getattr(output, "error", None)
+    finish = getattr(completion, "finish_reason", None)
+    if error is not None or finish in _FAILED_FINISH:
+        # Cached or scored, such a text would stand as the model's answer; a later run must ask again.
+        detail = getattr(error, "message", None) or error or "no reason given"
+        return ModelResponse(error=f"vLLM ended the request with finish_reason {finish}: {detail}"[:500],
+                             latency_s=latency_s)
     prompt_ids = getattr(output, "prompt_token_ids", None)
     return ModelResponse(
         text=completion.text,
@@ -193,12 +143,14 @@ class VLLMBackend(Backend):
         self.chat_template_file = template
         self.chat_template = _read_template(template) if template else None
         # Resolved now (a local folder or the local Hugging Face cache) so a wrong path fails before the run.
-        self.directory = resolve_model_dir(path)
-        limits = self.engine_options.get("limit_mm_per_prompt", {})
-        image_limit = limits.get("image")
-        self.image_limit: int | None = image_limit if isinstance(image_limit, int) else None
+        # vLLM ignores `revision` for a folder, so the revision's snapshot is the folder it gets.
+        self.directory = resolve_model_dir(path, revision=self.engine_options.get("revision"))
+        self.image_limit = image_limit(self.engine_options)
+        self.gpus = (self.engine_options.get("tensor_parallel_size", 1)
+                     * self.engine_options.get("pipeline_parallel_size", 1))
         self._fingerprint: str | None = None
         self._llm: Any = None
+        self._refused: tuple[type[BaseException], ...] = (ValueError, TypeError, KeyError)
         self._load_lock = threading.Lock()
         self._engine_lock = threading.Lock()
 
@@ -209,8 +161,33 @@ class VLLMBackend(Backend):
         return cls(spec.path, batch_size=settings.batch_size or DEFAULT_BATCH_SIZE, options=spec.options)
 
     def engine_kwargs(self) -> dict[str, Any]:
-        """What `vllm.LLM(...)` is called with."""
-        return {"model": str(self.directory), **self.engine_options}
+        """What `vllm.LLM(...)` is called with (the revision is already in the resolved folder)."""
+        options = {k: v for k, v in self.engine_options.items() if k != "revision"}
+        return {"model": str(self.directory), **options}
+
+    def check_generation(self, config: GenerationConfig) -> None:
+        check_generation(config)
+
+    def ray_gpus(self, requested: float | None) -> float:
+        if self.engine_options.get("distributed_executor_backend") == "ray":
+            # vLLM then places its own GPU workers in the cluster; GPUs the actor held would sit idle.
+            if requested:
+                raise UserError(
+                    "distributed_executor_backend: ray makes vLLM reserve its own GPUs in the cluster; a Ray "
+                    f"worker holding {requested:g} GPU(s) as well would leave them idle: use "
+                    "--ray-gpus-per-worker 0 or leave distributed_executor_backend out",
+                    field="--ray-gpus-per-worker",
+                )
+            return 0.0
+        if requested is None:
+            return float(self.gpus)
+        if requested < self.gpus:
+            raise UserError(
+                f"tensor_parallel_size x pipeline_parallel_size needs {self.gpus} GPUs per engine, but each "
+                f"Ray worker reserves {requested:g}: use --ray-gpus-per-worker {self.gpus}",
+                field="--ray-gpus-per-worker",
+            )
+        return requested
 
     def fingerprint(self) -> str:
         if self._fingerprint is None:
@@ -238,10 +215,15 @@ class VLLMBackend(Backend):
         with self._load_lock:
             if self._llm is None:
                 vllm = _import_vllm()
+                check_installed(vllm, self.engine_kwargs())
+                self._refused = refusal_types()
                 try:
                     self._llm = vllm.LLM(**self.engine_kwargs())
                 except Exception as error:
                     raise EndpointError(f"vLLM could not load {self.directory}: {one_line(error)}") from None
+
+    async def load_model(self) -> None:
+        await asyncio.to_thread(self.load)
 
     async def generate(self, batch: Sequence[Request]) -> list[ModelResponse]:
         if not batch:
@@ -252,8 +234,17 @@ class VLLMBackend(Backend):
     def _generate_all(self, requests: list[Request]) -> list[ModelResponse]:
         sampling_params = _import_vllm().SamplingParams
         answers: dict[int, ModelResponse] = {}
-        ready: list[tuple[GenerationConfig, list[int], list[list[dict[str, Any]]]]] = []
+        refused: tuple[type[BaseException], ...] = (UserError, *self._refused)
+        ready: list[tuple[Any, list[int], list[list[dict[str, Any]]]]] = []
         for config, indices in config_groups(requests):
+            try:
+                # The run refused such settings up front; a caller that skipped that check loses these alone.
+                check_generation(config)
+                params = sampling_params(**sampling_kwargs(config))
+            except refused as error:
+                answers.update((i, ModelResponse(error=f"vLLM refused the decoding setting: {error}"))
+                               for i in indices)
+                continue
             usable, conversations = [], []
             for index in indices:
                 try:
@@ -262,11 +253,10 @@ class VLLMBackend(Backend):
                 except ValueError as error:
                     answers[index] = ModelResponse(error=str(error))
             if usable:
-                ready.append((config, usable, conversations))
+                ready.append((params, usable, conversations))
         # Conversations are built outside the lock, so the other batch in flight overlaps the engine's work.
         with self._engine_lock:
-            for config, indices, conversations in ready:
-                params = sampling_params(**sampling_kwargs(config))
+            for params, indices, conversations in ready:
                 answers.update(zip(indices, self._chat(conversations, params), strict=True))
         return [answers[i] for i in range(len(requests))]
 
@@ -274,10 +264,12 @@ class VLLMBackend(Backend):
         started = time.perf_counter()
         try:
             outputs = self._llm.chat(conversations, params, use_tqdm=False, chat_template=self.chat_template)
-        except (ValueError, TypeError, KeyError) as error:
-            # The engine refused an input (too long, too many images, template error): find which, alone.
+        except self._refused as error:
+            # vLLM refused an input and aborted what it had queued of this call, so the rest can be asked
+            # again. Halving finds k refusals among n in about 2k*log2(n) calls; the others stay batched.
             if len(conversations) > 1:
-                return [answer for one in conversations for answer in self._chat([one], params)]
+                half = len(conversations) // 2
+                return self._chat(conversations[:half], params) + self._chat(conversations[half:], params)
             return [ModelResponse(error=f"vLLM refused the request: {one_line(error)}")]
         # Every request of the call waited for the whole call, as with the hf backend.
         latency = time.perf_counter() - started

@@ -150,7 +150,9 @@ def register(app: typer.Typer) -> None:
             None, "--ray-workers", min=1, help="Ray workers, e.g. one per GPU or per endpoint (default 2)."
         ),
         ray_gpus_per_worker: float | None = typer.Option(
-            None, "--ray-gpus-per-worker", min=0.0, help="GPUs each Ray worker reserves (hf: 1)."
+            None, "--ray-gpus-per-worker", min=0.0,
+            help="GPUs each Ray worker reserves (default: what the model needs, vllm: tensor x pipeline "
+            "parallel size; else 0).",
         ),
         ray_inline_images: bool = typer.Option(
             False,

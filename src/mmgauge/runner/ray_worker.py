@@ -151,11 +151,17 @@ class RayWorker:
         info = WorkerInfo(version=mmgauge.__version__, host=socket.gethostname(), pid=os.getpid())
         if self.error is not None:
             info.error = self.error
-        else:
-            await self.backend.start()  # its fingerprint must match the driver's, which started the same way
-            info.fingerprint = self.backend.fingerprint()
-            info.concurrency = self.backend.concurrency
-            info.live_concurrency = self.backend.live_concurrency()
+            return info.model_dump_json()
+        await self.backend.start()  # its fingerprint must match the driver's, which started the same way
+        info.fingerprint = self.backend.fingerprint()
+        info.concurrency = self.backend.concurrency
+        info.live_concurrency = self.backend.live_concurrency()
+        try:
+            # A model that cannot load (no GPU free, out of memory) stops the run now with its reason,
+            # rather than failing every batch this worker is sent.
+            await self.backend.load_model()
+        except Exception as error:
+            info.error = WireError.of(error)
         return info.model_dump_json()
 
     async def generate(self, payload: str) -> str:
