@@ -119,6 +119,11 @@ def register(app: typer.Typer) -> None:
             "--random-fallback",
             help="Give unresolved answers a seeded random letter (off: they count wrong).",
         ),
+        literal_options: bool = typer.Option(
+            False, "--literal-options",
+            help="MMBench with --prompt vlmevalkit: keep options reading None, NA, null, ... as text "
+            "(VLMEvalKit, reading the TSV with pandas, leaves them out; so does this command by default).",
+        ),
         cache_path: Path | None = typer.Option(None, "--cache-path", help="Response cache file."),
         cache_namespace: str | None = typer.Option(
             None, "--cache-namespace",
@@ -188,6 +193,7 @@ def register(app: typer.Typer) -> None:
             "languages": [x.strip() for x in language.split(",")] if language else None,
             "prompt_language": prompt_language, "shuffle_options": shuffle_options or None,
             "random_fallback": random_fallback or None, "prompt": prompt,
+            "literal_options": literal_options or None,
         }
         options: dict[str, Any] = {key: value for key, value in shared.items() if value is not None}
         for name, values in parse_assignments(settings).items():

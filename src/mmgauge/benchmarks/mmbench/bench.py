@@ -2,6 +2,11 @@
 
 Sample ids are the TSV index of each circular copy (i + k * 1,000,000), so they are stable across runs.
 Records carry the group, copy, labels and answer letter, so scoring needs nothing but the records.
+
+A file that holds circular copies is run row by row, as VLMEvalKit runs it, and a question group is right when
+every copy the file holds is right (the rule `score mmbench` applies): the legacy MMBench-dev 20230712 file
+holds only 3 copies of 53 four-option questions. With the vlmevalkit prompt an option whose text pandas reads
+as missing ("None", "NA", ...) is left out, as VLMEvalKit leaves it out; `literal_options` keeps it.
 """
 
 from __future__ import annotations
@@ -20,7 +25,8 @@ from mmgauge.benchmarks.mmbench.resolve import Copy, resolve_copies, was_not_jud
 from mmgauge.benchmarks.mmbench.sample import write_sample
 from mmgauge.benchmarks.mmbench.submission import Submission, write_submission
 from mmgauge.benchmarks.mmbench.tsv import Table, image_refs, load_table
-from mmgauge.benchmarks.presets import PresetTable, PromptFields
+from mmgauge.benchmarks.mmbench.vlmevalkit import group_sizes
+from mmgauge.benchmarks.presets import VLMEVALKIT, PresetTable, PromptFields
 from mmgauge.core.types import Extraction, Message, Sample, SampleRecord
 from mmgauge.datasources.tables import fingerprint_files, is_table_source, table_files
 from mmgauge.extraction.choice import match_choice
@@ -30,12 +36,15 @@ from mmgauge.extraction.reasoning import text_read
 from mmgauge.scoring.mmbench import MMBenchResult, score_columns
 
 #: The sample metadata that records keep (see `record_metadata`).
-RECORD_FIELDS = ("index", "g_index", "copy", "n_copies", "category", "l2-category", "split", "answer")
+RECORD_FIELDS = ("index", "g_index", "copy", "n_copies", "n_options", "category", "l2-category", "split",
+                 "answer")
 
 
-def load_circular(data: Path, *, need_image: bool = True) -> Table:
-    """The checked table of a data file, with all circular copies."""
-    return circular_table(load_table(data, need_image=need_image))
+def load_circular(data: Path, *, need_image: bool = True, drop_missing: bool = False) -> Table:
+    """The checked table of a data file with its circular copies, those it holds (a group may hold fewer
+    than its options) or else made; `drop_missing` leaves out options pandas reads as missing (see
+    `circular_table`)."""
+    return circular_table(load_table(data, need_image=need_image), complete=False, drop_missing=drop_missing)
 
 
 class MMBenchOptions(BenchmarkOptions):
@@ -45,6 +54,9 @@ class MMBenchOptions(BenchmarkOptions):
     """Give answers neither the rules nor the judge could read a seeded random letter (off: counted wrong)."""
     prompt: str | None = None
     """The prompt wording: paper (default), vlmevalkit, lmms-eval, or a template file (see `mmgauge list`)."""
+    literal_options: bool = False
+    """With the vlmevalkit prompt, keep options reading None, NA, null, ... as text (VLMEvalKit, reading the
+    TSV with pandas, leaves them out; so does the vlmevalkit prompt by default). Other prompts keep them."""
 
 
 class MMBenchBenchmark(Benchmark[MMBenchOptions, MMBenchResult]):
@@ -59,26 +71,31 @@ class MMBenchBenchmark(Benchmark[MMBenchOptions, MMBenchResult]):
     def __init__(self, options: MMBenchOptions | Mapping[str, Any] | None = None) -> None:
         super().__init__(options)
         self.prompt = PROMPTS.resolve(self.options.prompt)
+        #: Read options as VLMEvalKit's pandas reads them, only where its prompt is asked for.
+        self.drop_missing = self.prompt.name == VLMEVALKIT and not self.options.literal_options
 
     def load(self, data: Path) -> Dataset:
-        table = load_circular(data)
+        table = load_circular(data, drop_missing=self.drop_missing)
         images = image_refs(table, data.parent)
         questions = table.text("question")
         hints = table.text("hint")
         wanted = self.options.prompt_language
         lang = language(wanted) if wanted else detect_language(questions[table.copy == 0].tolist())
         labels = {column: table.text(column) for column in ("category", "l2-category", "split")}
+        copies = group_sizes(table.group).tolist()
         samples = []
         for row in range(len(table)):
-            n = int(table.n_options[row])
-            options = dict(zip(table.letters[:n], table.options[row, :n].tolist(), strict=True))
+            # The offered options: the first n, or with some left out (drop_missing) the others, gaps and all.
+            options = {letter: text for letter, text in zip(table.letters, table.options[row].tolist(),
+                                                            strict=True) if text != ""}
             answer = str(table.answer[row]) or None
             samples.append(Sample(
                 id=str(table.index[row]), benchmark=self.name, question=str(questions[row]), options=options,
                 answer=answer, images=[images[row]],
                 metadata={
                     "index": int(table.index[row]), "g_index": int(table.group[row]),
-                    "copy": int(table.copy[row]), "n_copies": n, "hint": str(hints[row]),
+                    "copy": int(table.copy[row]), "n_copies": copies[row], "n_options": len(options),
+                    "hint": str(hints[row]),
                     "category": str(labels["category"][row]), "l2-category": str(labels["l2-category"][row]),
                     "split": str(labels["split"][row]), "answer": answer or "", "language": lang,
                     "line": int(table.line[row]),
@@ -137,10 +154,11 @@ class MMBenchBenchmark(Benchmark[MMBenchOptions, MMBenchResult]):
         not_judged = np.array([ext is not None and was_not_judged(ext) for ext in extractions], dtype=bool)
         judged = bool(not_judged.any()) or any(
             ext is not None and (ext.method == JUDGE or ext.judge_reply is not None) for ext in extractions)
-        return score_columns(
+        copy = np.array([int(m["copy"]) for m in meta], dtype=np.int64)
+        n_copies = np.array([int(m["n_copies"]) for m in meta], dtype=np.int64)
+        result = score_columns(
             group=np.array([int(m["g_index"]) for m in meta], dtype=np.int64),
-            copy=np.array([int(m["copy"]) for m in meta], dtype=np.int64),
-            n_copies=np.array([int(m["n_copies"]) for m in meta], dtype=np.int64),
+            copy=copy, n_copies=n_copies,
             correct=np.array([a != "" and e == a for e, a in zip(extracted, answers, strict=True)]),
             method=methods,
             has_answer=np.array([a != "" for a in answers], dtype=bool),
@@ -151,6 +169,10 @@ class MMBenchBenchmark(Benchmark[MMBenchOptions, MMBenchResult]):
             request_failed=np.array([not record.response.ok for record in chosen], dtype=bool),
             not_judged=not_judged,
         )
+        # Records written before n_options was kept have 0 there: no note, as nothing can be said.
+        offered = np.array([int(m.get("n_options", 0)) for m in meta], dtype=np.int64)
+        result.short_groups = int(np.count_nonzero((copy == 0) & (n_copies < offered)))
+        return result
 
     def summary(self, result: MMBenchResult) -> list[tuple[str, str]]:
         rows: list[tuple[str, str]] = []
@@ -179,7 +201,7 @@ class MMBenchBenchmark(Benchmark[MMBenchOptions, MMBenchResult]):
 
     def write_submission(self, records: Sequence[SampleRecord], data: Path, out: Path) -> Submission:
         """The xlsx for the evaluation server (test splits): every row of `data` with the raw answer."""
-        table = load_circular(data, need_image=False)
+        table = load_circular(data, need_image=False, drop_missing=self.drop_missing)
         predictions = {int(record.metadata.get("index", record.sample_id)): record.response.text
                        for record in records
                        if record.response.ok and record.response.text is not None}

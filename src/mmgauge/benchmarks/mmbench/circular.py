@@ -13,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mmgauge.benchmarks.mmbench.tsv import COPY_STRIDE, IntArray, ObjArray, Table
+from mmgauge.benchmarks.mmbench.vlmevalkit import drop_missing_like
 
 BoolArray = npt.NDArray[np.bool_]
 
@@ -113,19 +114,37 @@ def check_copies(table: Table, *, complete: bool = True) -> None:
 
 
 def make_copies(table: Table) -> Table:
-    """All n rotations of every question of a plain table (copy 0 is the question as given)."""
+    """All n rotations of every question of a plain table (copy 0 is the question as given).
+
+    The texts rotate through the letters the question offers: a question with an option left out (see
+    `drop_missing_like`: A, B and D offered) keeps those letters in every copy, as copy 0 is the row as
+    VLMEvalKit sends it. A question offering no option at all keeps its one row.
+    """
+    given = table.options != ""
     n = table.n_options
-    source_row = np.repeat(np.arange(len(table)), n)
-    starts = np.repeat(np.cumsum(n) - n, n)
+    count = np.maximum(n, 1)
+    source_row = np.repeat(np.arange(len(table)), count)
+    starts = np.repeat(np.cumsum(count) - count, count)
     copy = np.arange(len(source_row), dtype=np.int64) - starts
     n_rows = n[source_row]
-    columns = np.arange(len(table.letters))[None, :]
-    rotated = table.options[source_row[:, None], (columns + copy[:, None]) % n_rows[:, None]]
-    options = np.where(columns < n_rows[:, None], rotated, "").astype(object)
-    old_answer = _letter_positions(table, table.answer)[source_row]
+    modulus = np.maximum(n_rows, 1)[:, None]
+    # slots[r, j]: the column of the j-th offered option; the first n columns when none is left out
+    slots = np.argsort(~given, axis=1, kind="stable")[source_row]
+    ranks = np.arange(len(table.letters))[None, :]
+    used = ranks < n_rows[:, None]
+    from_column = np.take_along_axis(slots, (ranks + copy[:, None]) % modulus, axis=1)
+    moved = table.options[source_row[:, None], from_column]
+    options = np.full(moved.shape, "", dtype=object)
+    options[np.broadcast_to(np.arange(len(source_row))[:, None], used.shape)[used], slots[used]] = moved[used]
+    old_answer = _letter_positions(table, table.answer)
+    old_column = np.nan_to_num(old_answer, nan=0).astype(np.int64)
+    offered = ~np.isnan(old_answer) & given[np.arange(len(table)), old_column]
+    old_rank = (np.cumsum(given, axis=1) - 1)[np.arange(len(table)), old_column][source_row]
+    new_rank = (old_rank - copy) % modulus[:, 0]
     letters = np.array(table.letters, dtype=object)
-    new_position = np.nan_to_num((old_answer - copy) % n_rows, nan=0).astype(np.int64)
-    answer = np.where(np.isnan(old_answer), "", letters[new_position]).astype(object)
+    rotated = letters[np.take_along_axis(slots, new_rank[:, None], axis=1)[:, 0]]
+    # An answer that names an option left out stays as it is: no copy offers it, so none can be right.
+    answer = np.where(offered[source_row], rotated, table.answer[source_row]).astype(object)
     index = table.index[source_row] + copy * COPY_STRIDE
 
     cells = {name: values[source_row] for name, values in table.columns.items()}
@@ -142,13 +161,19 @@ def make_copies(table: Table) -> Table:
                  line=table.line[source_row], image_data=image_data)
 
 
-def circular_table(table: Table) -> Table:
-    """The table with all circular copies: verified when the file holds them, made when it does not."""
-    if has_copies(table):
-        check_copies(table)
-        return table
-    check_copies(table, complete=False)  # still catches doubled groups (two rows with one g_index)
-    return make_copies(table)
+def circular_table(table: Table, *, complete: bool = True, drop_missing: bool = False) -> Table:
+    """The table with all circular copies: verified when the file holds them, made when it does not.
+
+    `complete=False` accepts a group holding fewer copies than options (the legacy MMBench-dev 20230712 file
+    has 53 four-option questions with 3), each copy still a rotation of its first. `drop_missing` leaves out
+    options pandas reads as missing (`drop_missing_like`) after the copies a file holds are verified on the
+    text they were made from, and before copies are made: one such option of 4 gives 3 copies.
+    """
+    # A plain file: still catches doubled groups (two rows with one g_index).
+    check_copies(table, complete=complete and has_copies(table))
+    if drop_missing:
+        table = drop_missing_like(table)
+    return table if has_copies(table) else make_copies(table)
 
 
 def _first(mask: BoolArray) -> int:

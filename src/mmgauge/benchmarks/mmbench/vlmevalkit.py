@@ -14,7 +14,7 @@ is right. A group holding fewer copies than its question has options is judged o
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 import numpy as np
@@ -68,6 +68,22 @@ def choices(table: Table, *, literal: bool) -> Choices:
     predictions = ["nan" if text in PANDAS_NA_TEXTS else text for text in predictions]
     labels = {column: _blank_na(values) for column, values in labels.items()}
     return Choices(letters, texts, predictions, labels, _blank_na(hints), _blank_na(questions), missing_like)
+
+
+def drop_missing_like(table: Table) -> Table:
+    """The table with every option pandas reads as missing left out (its cell ""), as VLMEvalKit's
+    `build_prompt` leaves it out (`not pd.isna(line[cand])`); the other options keep their letters, so a row
+    may offer A, B and D. Check circular copies on the table as written, before this."""
+    missing = np.isin(table.options, list(_NA_WORDS))
+    if not missing.any():
+        return table
+    options: ObjArray = table.options.copy()
+    options[missing] = ""
+    columns = dict(table.columns)
+    for i, letter in enumerate(table.letters):
+        columns[letter] = options[:, i]
+    n_options = (options != "").sum(axis=1).astype(np.int64)
+    return replace(table, columns=columns, options=options, n_options=n_options)
 
 
 def _blank_na(values: ObjArray) -> ObjArray:
