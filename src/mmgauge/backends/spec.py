@@ -42,6 +42,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from mmgauge.backends._urls import split_urls
 from mmgauge.backends.base import BackendSettings
 from mmgauge.backends.request_options import RequestOptions
 from mmgauge.core.errors import UserError
@@ -107,12 +108,7 @@ def _plugin_spec(backend: str, rest: str) -> ModelSpec | None:
 
 
 def _endpoint_spec(backend: str, model: str, url: str) -> ModelSpec:
-    urls = [u.strip() for u in url.split("|") if u.strip()]
-    if not urls:
-        raise UserError(f"'{backend}:{model}@{url}' names no URL", field="--model")
-    for u in urls:
-        if not u.startswith(("http://", "https://")):
-            raise UserError(f"endpoint '{u}' must start with http:// or https://", field="--model")
+    urls = split_urls(url)
     options: dict[str, Any] = {"base_urls": urls} if len(urls) > 1 else {}
     return ModelSpec(backend=backend, model=model, base_url=urls[0], options=options)
 
