@@ -48,8 +48,8 @@ from mmgauge.backends._http_io import (
     ReplyError,
     error_reply,
     post,
-    same_reply_again,
     retry_after_seconds,
+    same_reply_again,
     set_headers,
     snippet,
     token_count,
@@ -225,6 +225,8 @@ class HTTPBackend(Backend):
         if self.settings.cache_namespace is not None:
             info["cache_namespace"] = self.settings.cache_namespace
         info.update(self.wire_identity())
+        if self.notices():
+            info["notices"] = self.notices()
         return info
 
     # -- state for the progress display ------------------------------------------------------------------
@@ -323,17 +325,15 @@ class HTTPBackend(Backend):
                 self.pool.succeeded(endpoint)
                 # Validated like any model: pydantic-core takes the values made here as they are, in less time
                 # than model_construct (a Python loop over the fields, deep-copying each default left out).
-                return ModelResponse(
-                    text=None if reply.text is None else self._redact(reply.text),
-                    usage=reply.usage,
-                    latency_s=time.perf_counter() - started,
-                    truncated=reply.truncated,
-                )
+                text = None if reply.text is None else self._redact(reply.text)
+                return ModelResponse(text=text, usage=reply.usage, truncated=reply.truncated,
+                                     latency_s=time.perf_counter() - started)
             finally:
                 self.pool.release(endpoint)
             self.pool.raise_if_dead()
             tried.add(endpoint)
-            if endpoint.disabled is not None or (failure.kind == "connect" and self.pool.live_besides(endpoint)):
+            dead = failure.kind == "connect" and self.pool.live_besides(endpoint)
+            if endpoint.disabled is not None or dead:
                 # A misconfigured or dead endpoint says nothing about this request: it goes to the others at
                 # no cost to its retries, and fails only when no live endpoint could answer it.
                 continue

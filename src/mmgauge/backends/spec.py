@@ -15,7 +15,9 @@ Grammar (case-sensitive backend names):
     replay:FILE                   answers read from a predictions file (TSV, XLSX, JSONL or a run's
                                   samples.jsonl)
     mock[:TEXT]                   answers TEXT (default "yes") instantly: smoke tests, overhead benchmarks
-    NAME:MODEL@URL | NAME:PATH    a backend an installed package registers (entry point `mmgauge.backends`)
+    NAME:MODEL@URL[|URL2...] | NAME:PATH
+                                  a backend an installed package registers (entry point `mmgauge.backends`);
+                                  one built on HTTPBackend reads several URLs as `openai:` does
     FILE.yaml | FILE.yml | FILE.json
                                   a model config file (below)
 

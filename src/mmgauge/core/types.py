@@ -336,6 +336,8 @@ class RunManifest(BaseModel):
     libraries: dict[str, str] = Field(default_factory=dict)
     generation: GenerationConfig
     judge: ModelSpec | None = None
+    #: The judge backend's own account of itself, as `backend` is the model's (what its server serves).
+    judge_backend: dict[str, Any] = Field(default_factory=dict)
     datasets: list[DatasetEntry]
     seeds: dict[str, int | None] = Field(default_factory=dict)
     started_at: str
