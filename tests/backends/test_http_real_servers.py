@@ -7,6 +7,7 @@ server does not list is a warning."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -164,3 +165,15 @@ def test_the_judges_server_identity_is_in_the_manifest(cli: Any, toy: None, tmp_
     judged = manifest["judge_backend"]
     assert judged["model"] == "judge-x" and judged["served"][judge.base_url]["listed"] == ["judge-m"]
     assert "does not list model 'judge-x'" in judged["notices"][0]
+
+
+def test_the_judge_audit_counts_unreadable_answers_cut_at_the_token_limit(cli: Any, tmp_path: Path) -> None:
+    with FakeOpenAIServer(answer=lambda text: "Let me think about the options one by one") as server:
+        server.default = Action("length")
+        done = cli("run", "--model", f"openai:m@{server.base_url}", "--bench", "mmbench", "--judge", "none",
+                   "--out", tmp_path / "run", "--no-cache")
+    assert done.code == 0, done.out
+    audit = json.loads((tmp_path / "run" / "judge_audit.json").read_text())["benchmarks"]["mmbench"]
+    assert audit["rule_unresolved"] > 0 and audit["truncated"] == audit["rule_unresolved"]
+    table = re.sub(r"[\s│┃]", "", done.out)  # the audit table wraps its cells
+    assert f"{audit['truncated']}cutatthetokenlimit" in table
