@@ -59,6 +59,7 @@ class EvalSession:
         backend.check_generation(config)  # a setting the model would refuse stops the command before any work
         self.progress.status(f"starting model {spec.label()}")
         await backend.start()
+        self._warn(backend)
         from mmgauge.store.cache import ResponseCache, default_cache_path
 
         cache = ResponseCache(request.cache_path or default_cache_path()) if request.cache else None
@@ -72,6 +73,7 @@ class EvalSession:
             judge=public_judge, datasets=[_entry(run) for run in runs],
             seeds={"generation": request.seed, "benchmarks": request.seed}, command=request.command,
             backend=backend.describe(), executor=executor.describe(),
+            judge_backend=judge.backend.describe() if judge is not None else None,
         )
         manifest.begin(request.command, [run.benchmark.name for run in runs], request.limit)
         self.progress.watch_concurrency(executor.live_concurrency)
@@ -176,7 +178,13 @@ class EvalSession:
                 spec, backend = _same_host_key(model, spec, backend)
         self._closers.append(backend.aclose)
         await backend.start()
+        self._warn(backend, "judge: ")
         return spec, Judge(backend, cache)
+
+    def _warn(self, backend: Backend, who: str = "") -> None:
+        # Said once, before any request: the manifest keeps them too (in the backend's description).
+        for notice in backend.notices():
+            self.progress.status(f"warning: {who}{notice}")
 
     def _executor(self, spec: ModelSpec, backend: Backend) -> Executor:
         request = self.request

@@ -34,12 +34,9 @@ import random
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, TypedDict
+from typing import Literal, TypedDict
 
-from mmgauge.core.errors import EndpointError, UserError
-
-if TYPE_CHECKING:
-    from mmgauge.core.types import ModelSpec
+from mmgauge.core.errors import EndpointError
 
 #: What went wrong with one attempt, as far as the endpoint's health is concerned.
 Failure = Literal["overload", "connect", "fatal", "other"]
@@ -294,6 +291,11 @@ class EndpointPool:
 
     # -- reporting -----------------------------------------------------------------------------------------
 
+    def live_besides(self, endpoint: Endpoint) -> bool:
+        """Whether an endpoint other than `endpoint` is usable and not known to be unreachable."""
+        return any(e is not endpoint and e.disabled is None and e.unreachable_since is None
+                   for e in self.endpoints)
+
     def ever_reached(self) -> bool:
         return any(e.reached for e in self.endpoints)
 
@@ -360,23 +362,3 @@ class EndpointPool:
             self._dispatch()  # hand the same news to every request waiting in line
             raise error
 
-
-def spec_endpoints(spec: ModelSpec, provider: str, default_base_url: str | None) -> tuple[list[str], str]:
-    """The base URLs (`@URL`, `options.base_urls` or the provider's default) and the model of an HTTP
-    model spec, each checked; the spec's only other option is `request`."""
-    urls = spec.options.get("base_urls")
-    if urls is None:
-        base = spec.base_url or default_base_url
-        urls = [base] if base else []
-    if not isinstance(urls, list) or not all(isinstance(u, str) for u in urls):
-        raise UserError("base_urls must be a list of URLs", field="options.base_urls")
-    unknown = sorted(set(spec.options) - {"base_urls", "request"})
-    if unknown:
-        raise UserError(f"unknown {provider} option(s): {', '.join(unknown)}", field="options")
-    if not urls or not spec.model:
-        raise UserError(f"the {provider} backend needs a model and a base URL: {provider}:MODEL@URL",
-                        field="--model")
-    for url in urls:
-        if not url.startswith(("http://", "https://")):
-            raise UserError(f"endpoint '{url}' must start with http:// or https://", field="--model")
-    return urls, spec.model

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import json
 import math
 import time
 import zlib
@@ -118,6 +119,46 @@ def snippet(raw: bytes, limit: int = 200) -> str:
     return raw[:limit].decode("utf-8", "replace").replace("\r", " ").replace("\n", " ")
 
 
+def _error_fields(data: Any) -> tuple[str | None, list[str]]:
+    """(message, [code, type]) of an error body as the servers write it: OpenAI and llama.cpp
+    ({"error": {"message", "type", "code"}}), vLLM ({"object": "error", "message", "type", "code"}),
+    Anthropic ({"type": "error", "error": {"type", "message"}}), FastAPI ({"detail": ...})."""
+    if not isinstance(data, dict):
+        return None, []
+    inner = data.get("error")
+    if isinstance(inner, str):
+        return inner, []
+    found = inner if isinstance(inner, dict) else data
+    message = found.get("message", data.get("detail"))
+    labels = []
+    for name in ("code", "type"):
+        value = found.get(name)
+        # A code that repeats the status (llama.cpp: "code": 500) or a bare "error" type says nothing new.
+        if isinstance(value, str) and value and value != "error" and value not in labels:
+            labels.append(value)
+    return (message if isinstance(message, str) else None), labels
+
+
+def error_reply(status: int, raw: bytes, limit: int = 200) -> tuple[str, str]:
+    """(one line for a non-2xx reply, a short label to group such errors by).
+
+    The server's JSON error is read before anything is shortened: its code and type (e.g.
+    `context_length_exceeded`) always stay in the line, only a long message is cut at `limit` characters.
+    """
+    try:
+        message, labels = _error_fields(json.loads(raw))
+    except ValueError:
+        message, labels = None, []
+    label = " ".join([f"HTTP {status}", *labels[:1]])
+    if message is None:
+        return f"HTTP {status}: {snippet(raw, limit)}", label
+    text = " ".join(message.split())
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    tags = f" [{', '.join(labels)}]" if labels else ""
+    return f"HTTP {status}{tags}: {text}", label
+
+
 class ReplyError(Exception):
     """A 2xx reply whose body is not a usable answer (the provider's parser raises it)."""
 
@@ -126,6 +167,8 @@ class ReplyError(Exception):
 class Reply:
     text: str | None
     usage: Usage = field(default_factory=Usage)
+    #: The answer stopped at the token limit (OpenAI finish_reason "length", Anthropic "max_tokens").
+    truncated: bool = False
 
 
 class Attempt(Exception):
@@ -140,6 +183,8 @@ class Attempt(Exception):
         delay: float | None = None,
         status: int | None = None,
         replied: bool = False,
+        code: str | None = None,
+        body: bytes | None = None,
     ) -> None:
         super().__init__(message)
         self.retry = retry
@@ -147,6 +192,10 @@ class Attempt(Exception):
         self.delay = delay
         self.status = status
         self.replied = replied
+        #: A short label that failures of the same kind share (`HTTP 400 context_length_exceeded`).
+        self.code = code or message.partition(":")[0]
+        #: The error reply's body, to tell a server that answers every try the same way.
+        self.body = body
 
 
 async def post(
@@ -192,3 +241,19 @@ def set_headers(headers: dict[str, str], extra: dict[str, str]) -> None:
 def token_count(value: Any) -> int | None:
     """A usage count if it is a non-negative integer (not a bool, float or text), else None."""
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def same_reply_again(failure: Attempt, previous: Attempt | None, overload: frozenset[int]) -> Attempt:
+    """`failure`, not to be retried if the request's previous try got the very same reply (status and body).
+
+    llama.cpp-based servers answer any exception with an instant 500 (images sent to a text-only chat
+    template): every retry gets the same body, and backing off between them only wastes minutes. A transient
+    error differs between tries (a request id, a new message); `overload` replies (429, 503) are load signals
+    however alike they read, and are retried as ever.
+    """
+    if (previous is None or not failure.retry or failure.status is None or failure.body is None
+            or failure.status in overload
+            or (previous.status, previous.body) != (failure.status, failure.body)):
+        return failure
+    return Attempt(f"{failure} (the same reply to every try: not retried)", retry=False, kind=failure.kind,
+                   status=failure.status, replied=True, code=failure.code)

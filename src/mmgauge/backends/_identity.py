@@ -103,10 +103,51 @@ async def ask(
     if status != 200:
         return {"error": redact(f"HTTP {status}: {snippet(raw, 120)}")}
     try:
-        card = pick(json.loads(raw))
+        listing = json.loads(raw)
+        card = pick(listing)
     except ValueError:
         return {"error": "the model card is not JSON"}
     identity = card_identity(card, asked_at=asked_at)
+    if identity is None and isinstance(listing, dict) and isinstance(listing.get("data"), list):
+        return {"error": f"'{model}' is not in the model listing", "listed": listed_ids(listing)}
     if identity is None:
         return {"error": f"'{model}' is not in the model listing"}
     return {"served": identity}
+
+
+async def ask_all(
+    urls: list[str | None], *, headers: dict[str, str], timeout_s: float, **ask_args: Any
+) -> list[dict[str, Any]]:
+    """`ask` each model card URL at once, in one session."""
+    import aiohttp
+
+    timeout = aiohttp.ClientTimeout(total=timeout_s)
+    async with aiohttp.ClientSession(timeout=timeout, headers=headers, auto_decompress=False) as session:
+        return list(await asyncio.gather(*(ask(session, url, **ask_args) for url in urls)))
+
+
+def distinct_served(served: dict[str, dict[str, Any]]) -> list[Any]:
+    """The distinct identities the endpoints reported, in a stable order."""
+    texts = {json.dumps(found["served"], sort_keys=True) for found in served.values() if "served" in found}
+    return [json.loads(text) for text in sorted(texts)]
+
+
+def listed_ids(listing: dict[str, Any], most: int = 20) -> list[str]:
+    """The first `most` model ids of an OpenAI-style listing."""
+    ids = [e.get("id") for e in listing["data"] if isinstance(e, dict)]
+    return [i for i in ids if isinstance(i, str)][:most]
+
+
+def unlisted_notice(served: dict[str, dict[str, Any]], model: str) -> list[str]:
+    """One warning naming the endpoints whose model listing lacks `model` (none when every listing has it).
+
+    Many servers (llama.cpp, some gateways) answer whatever model name a request carries: a misspelt name
+    passes, and the answers come from whatever they serve.
+    """
+    missing = {url: found["listed"] for url, found in served.items() if "listed" in found}
+    if not missing:
+        return []
+    listed = sorted({name for names in missing.values() for name in names})
+    lists = f"it lists {', '.join(listed)}" if listed else "its listing is empty"
+    return [f"{', '.join(missing)} does not list model '{model}' ({lists}); a server that answers any "
+            "model name answers with the model it has"]

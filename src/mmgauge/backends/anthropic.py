@@ -8,7 +8,8 @@ The wire format only; retries, endpoints, fail-fast, caps, redaction and the fin
 - `system` is a top-level field (the generation config's system prompt, then any system messages);
   `max_tokens` is required and always sent; images are base64 `source` blocks (the API accepts JPEG, PNG,
   GIF and WEBP; a request with another format comes back as that request's error);
-- the answer is the concatenated `text` blocks of `content`; usage is input/output tokens;
+- the answer is the concatenated `text` blocks of `content`; usage is input/output tokens; stop_reason
+  "max_tokens" marks it truncated;
 - 529 (overloaded) slows the endpoint down like 429 and 503, and is retried;
 - the model card is GET {URL}/v1/models/{MODEL}, which also resolves an alias to the dated model id.
 """
@@ -108,4 +109,5 @@ class AnthropicBackend(HTTPBackend):
             )
             if isinstance(usage, dict)
             else Usage(),
+            truncated=data.get("stop_reason") == "max_tokens",
         )

@@ -101,6 +101,11 @@ class Backend(ABC):
         """What the run manifest records about this backend (never secrets)."""
         return {"fingerprint": self.fingerprint()}
 
+    def notices(self) -> list[str]:
+        """Warnings learnt by `start()` that the user should read before trusting the answers (e.g. a model
+        name the server does not list); shown once per run and kept in the manifest."""
+        return []
+
     def failed_attempts(self) -> int | None:
         """Attempts that failed so far, retried or not (None where the backend does not retry)."""
         return None

@@ -6,16 +6,21 @@ A provider subclass of `HTTPBackend` says where requests go (`endpoint_url`), ho
 (`retry_status`, `overload_status`, `fatal_status`). Everything else is here:
 
 - several endpoints per model with adaptive concurrency and balancing (`_endpoints.py`);
+- the spec grammar `MODEL@URL|URL|...` (`_urls.py`), for built-in and plug-in providers alike;
 - retries of transient failures (429, 5xx, timeouts, dropped connections, malformed or empty replies):
   at once on another open endpoint if there is one, otherwise after the server's Retry-After (capped at
-  `backoff_max_s`; nonsense values ignored) or exponential backoff with full jitter;
+  `backoff_max_s`; nonsense values ignored) or exponential backoff with full jitter. A reply identical to the
+  request's previous one (status and body, not an overload) is not retried again: it is the request's own
+  error. A try that could not connect while another endpoint is live does not count against the retries;
+- error replies read as the server's JSON error (message, type, code) before they are shortened;
 - fail fast: when no endpoint can be reached (refused, unresolvable, TLS failure) before any replied, or for
   `unreachable_timeout_s` after, every request raises `EndpointError` (one line naming the URLs);
 - every reply is one request's business: a bad body, usage or status is that request's error, never an
   exception; bodies are capped at `max_response_bytes` after decompression;
 - secrets (the API key, credential headers) are redacted from every error and answer it hands back;
 - the model fingerprint: provider, model, endpoint URLs, what the endpoints report serving (`start()`),
-  request options and `cache_namespace`.
+  request options and `cache_namespace`; a model name an endpoint's listing lacks is a notice;
+- `finish_reason: "length"` (as the provider reads it) marks the answer truncated.
 
 A request that still fails comes back with `error` set: it is recorded, never scored or cached, and the
 next run of the same command retries it.
@@ -35,19 +40,22 @@ from urllib.parse import urlsplit
 
 from mmgauge.backends import _identity
 from mmgauge.backends._bodies import BodyEncoder
-from mmgauge.backends._endpoints import Endpoint, EndpointPool, EndpointStats, Failure, spec_endpoints
+from mmgauge.backends._endpoints import Endpoint, EndpointPool, EndpointStats, Failure
 from mmgauge.backends._http_io import (
     ACCEPT_ENCODING,
     Attempt,
     Reply,
     ReplyError,
+    error_reply,
     post,
     retry_after_seconds,
+    same_reply_again,
     set_headers,
     snippet,
     token_count,
 )
 from mmgauge.backends._images import ImageEncoder
+from mmgauge.backends._urls import spec_endpoints
 from mmgauge.backends.base import Backend, BackendSettings, Request
 from mmgauge.backends.request_options import RequestOptions
 from mmgauge.core import secrets
@@ -169,35 +177,25 @@ class HTTPBackend(Backend):
 
     async def start(self) -> None:
         """Ask every endpoint what it serves (GET its model card), once; the fingerprint includes it."""
-        if self._served is not None:
-            return
-        import aiohttp
+        if self._served is None:
+            found = await _identity.ask_all(
+                [self.model_card_url(base) for base in self.base_urls], headers=self._headers(),
+                timeout_s=min(self.settings.timeout_s, CONNECT_TIMEOUT_S), model=self.model,
+                pick=self.served_card, limit=self.settings.max_response_bytes, redact=self._redact,
+            )
+            self._served = dict(zip(self.base_urls, found, strict=True))
 
-        timeout = aiohttp.ClientTimeout(total=min(self.settings.timeout_s, CONNECT_TIMEOUT_S))
-        async with aiohttp.ClientSession(
-            timeout=timeout, headers=self._headers(), auto_decompress=False
-        ) as session:
-            found = await asyncio.gather(*(
-                _identity.ask(
-                    session, self.model_card_url(base), model=self.model, pick=self.served_card,
-                    limit=self.settings.max_response_bytes, redact=self._redact,
-                )
-                for base in self.base_urls
-            ))
-        self._served = dict(zip(self.base_urls, found, strict=True))
+    def notices(self) -> list[str]:
+        served = {self._redact(url): found for url, found in (self._served or {}).items()}
+        return _identity.unlisted_notice(served, self.model)
 
     def identity(self) -> dict[str, Any]:
         """Everything the fingerprint is made of (no secrets)."""
-        served = {
-            json.dumps(found["served"], sort_keys=True)
-            for found in (self._served or {}).values()
-            if "served" in found
-        }
         return {
             "provider": self.provider,
             "model": self.model,
             "endpoints": sorted(self._public_urls()),
-            "served": [json.loads(text) for text in sorted(served)],
+            "served": _identity.distinct_served(self._served or {}),
             "request": self.options.public(),
             "cache_namespace": self.settings.cache_namespace,
             **self.wire_identity(),
@@ -227,6 +225,8 @@ class HTTPBackend(Backend):
         if self.settings.cache_namespace is not None:
             info["cache_namespace"] = self.settings.cache_namespace
         info.update(self.wire_identity())
+        if self.notices():
+            info["notices"] = self.notices()
         return info
 
     # -- state for the progress display ------------------------------------------------------------------
@@ -309,13 +309,14 @@ class HTTPBackend(Backend):
         started = time.perf_counter()
         tried: set[Endpoint] = set()
         attempt = 0
+        previous: Attempt | None = None
         while True:
             endpoint = await self.pool.acquire(frozenset(tried))
             sent_at = time.monotonic()
             try:
                 reply = await self._post(session, endpoint.url, body)
             except Attempt as error:
-                failure = error
+                failure = same_reply_again(error, previous, self.overload_status)
                 self.pool.failed(
                     endpoint, error.kind, sent_at=sent_at, retry_after=error.delay, reason=str(error),
                     replied=error.replied,
@@ -324,26 +325,28 @@ class HTTPBackend(Backend):
                 self.pool.succeeded(endpoint)
                 # Validated like any model: pydantic-core takes the values made here as they are, in less time
                 # than model_construct (a Python loop over the fields, deep-copying each default left out).
-                return ModelResponse(
-                    text=None if reply.text is None else self._redact(reply.text),
-                    usage=reply.usage,
-                    latency_s=time.perf_counter() - started,
-                )
+                text = None if reply.text is None else self._redact(reply.text)
+                return ModelResponse(text=text, usage=reply.usage, truncated=reply.truncated,
+                                     latency_s=time.perf_counter() - started)
             finally:
                 self.pool.release(endpoint)
             self.pool.raise_if_dead()
             tried.add(endpoint)
-            if endpoint.disabled is not None:
-                # A misconfigured endpoint says nothing about this request: try the others at no cost.
+            dead = failure.kind == "connect" and self.pool.live_besides(endpoint)
+            if endpoint.disabled is not None or dead:
+                # A misconfigured or dead endpoint says nothing about this request: it goes to the others at
+                # no cost to its retries, and fails only when no live endpoint could answer it.
                 continue
             if not failure.retry or attempt >= self.settings.max_retries:
                 break
+            previous = failure
             await self._wait_before_retry(failure, attempt, frozenset(tried))
             attempt += 1
         if failure.kind == "connect" and not self.pool.ever_reached():
             urls = ", ".join(e.label for e in self.pool.endpoints)
             raise EndpointError(f"cannot reach {urls}: {failure}")
-        return ModelResponse(error=str(failure), latency_s=time.perf_counter() - started)
+        return ModelResponse(error=str(failure), error_code=failure.code, error_permanent=not failure.retry,
+                             latency_s=time.perf_counter() - started)
 
     async def _wait_before_retry(self, failure: Attempt, attempt: int, tried: frozenset[Endpoint]) -> None:
         if self.pool.has_alternative(tried) or failure.kind == "connect":
@@ -362,24 +365,21 @@ class HTTPBackend(Backend):
         status, retry_after, raw = await post(session, url, body, max_bytes=self.settings.max_response_bytes,
                                               timeout_s=self.settings.timeout_s, redact=self._redact)
         if not 200 <= status < 300:
-            raise Attempt(
-                self._redact(f"HTTP {status}: {snippet(raw)}"),
-                retry=status in self.retry_status,
-                kind=self._status_kind(status),
-                delay=retry_after_seconds(retry_after) if status in self.retry_status else None,
-                status=status,
-                replied=True,
-            )
+            message, code = error_reply(status, raw)
+            retry = status in self.retry_status
+            raise Attempt(self._redact(message), retry=retry, kind=self._status_kind(status), status=status,
+                          delay=retry_after_seconds(retry_after) if retry else None, replied=True,
+                          code=self._redact(code), body=raw)
         try:
             reply = self.parse_reply(json.loads(raw))
         except (ValueError, ReplyError) as error:
             detail = str(error) if isinstance(error, ReplyError) else f"not JSON: {snippet(raw, 120)}"
-            raise Attempt(self._redact(f"malformed reply ({detail})"), retry=True, replied=True) from None
+            raise Attempt(self._redact(f"malformed reply ({detail})"), retry=True, replied=True,
+                          code="malformed reply") from None
         if not reply.text and not self.settings.accept_empty:
             what = "null" if reply.text is None else "empty"
-            raise Attempt(
-                f"the answer is {what} (set accept_empty to count it as an answer)", retry=True, replied=True
-            )
+            raise Attempt(f"the answer is {what} (set accept_empty to count it as an answer)", retry=True,
+                          replied=True, code=f"{what} answer")
         if reply.text is None:
             reply.text = ""
         return reply

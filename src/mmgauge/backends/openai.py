@@ -11,6 +11,7 @@ HTTP provider (`http.py`); this module is the wire format only:
 - the key from `api_key_env` as `Authorization: Bearer KEY` (Azure form: `api-key: KEY`);
 - images as base64 data URLs; the token limit as `max_tokens` (or `max_completion_tokens`);
 - the answer is choices[0].message.content (text, or a list of text parts); usage prompt/completion tokens;
+  finish_reason "length" marks it truncated;
 - the model card is {base}/models (not asked in the Azure form, whose listing does not show deployments).
 """
 
@@ -145,7 +146,9 @@ class OpenAIBackend(HTTPBackend):
         message = first.get("message") if isinstance(first, dict) else None
         if not isinstance(message, dict):
             raise ReplyError("choices[0] has no message")
-        return Reply(text=_content_text(message.get("content")), usage=_usage(data.get("usage")))
+        # "length": the answer hit max_tokens, and what is read from it may be cut short.
+        return Reply(text=_content_text(message.get("content")), usage=_usage(data.get("usage")),
+                     truncated=first.get("finish_reason") == "length")
 
 
 def _usage(usage: Any) -> Usage:

@@ -15,7 +15,9 @@ Grammar (case-sensitive backend names):
     replay:FILE                   answers read from a predictions file (TSV, XLSX, JSONL or a run's
                                   samples.jsonl)
     mock[:TEXT]                   answers TEXT (default "yes") instantly: smoke tests, overhead benchmarks
-    NAME:MODEL@URL | NAME:PATH    a backend an installed package registers (entry point `mmgauge.backends`)
+    NAME:MODEL@URL[|URL2...] | NAME:PATH
+                                  a backend an installed package registers (entry point `mmgauge.backends`);
+                                  one built on HTTPBackend reads several URLs as `openai:` does
     FILE.yaml | FILE.yml | FILE.json
                                   a model config file (below)
 
@@ -42,6 +44,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from mmgauge.backends._urls import split_urls
 from mmgauge.backends.base import BackendSettings
 from mmgauge.backends.request_options import RequestOptions
 from mmgauge.core.errors import UserError
@@ -107,12 +110,7 @@ def _plugin_spec(backend: str, rest: str) -> ModelSpec | None:
 
 
 def _endpoint_spec(backend: str, model: str, url: str) -> ModelSpec:
-    urls = [u.strip() for u in url.split("|") if u.strip()]
-    if not urls:
-        raise UserError(f"'{backend}:{model}@{url}' names no URL", field="--model")
-    for u in urls:
-        if not u.startswith(("http://", "https://")):
-            raise UserError(f"endpoint '{u}' must start with http:// or https://", field="--model")
+    urls = split_urls(url)
     options: dict[str, Any] = {"base_urls": urls} if len(urls) > 1 else {}
     return ModelSpec(backend=backend, model=model, base_url=urls[0], options=options)
 

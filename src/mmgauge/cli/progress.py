@@ -150,7 +150,7 @@ class RichProgress(_Watching):
         self._task: TaskID | None = None
 
     def status(self, text: str) -> None:
-        self._console.print(Text(text, style="dim"))
+        self._console.print(Text(text, style="yellow" if text.startswith("warning:") else "dim"))
 
     def start(self, total: int | None, description: str) -> None:
         if total == 0:

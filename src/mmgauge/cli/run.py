@@ -217,12 +217,7 @@ def register(app: typer.Typer) -> None:
         console.print(f"results: {out}")
         log_results(log, [out], project=wandb_project, entity=wandb_entity)
         if results.failed:
-            judged = sum(b.judge_failed for b in results.benchmarks.values())
-            which = f" ({judged} of them judge calls)" if judged else ""
-            console.print(
-                f"[bold red]{results.failed} request(s) failed{which}[/] and were not scored; run the same "
-                "command again to retry only those."
-            )
+            print_failures(console, results)
             raise typer.Exit(1)
 
 
@@ -237,7 +232,10 @@ def print_summary(console: Console, results: RunResults, out: str) -> None:
     from rich.text import Text
 
     counts = Table(title=f"mmgauge run: {out}")
-    for column in ("benchmark", "samples", "requested", "from cache", "resumed", "failed", "judge calls"):
+    # Truncated answers are rare: their column only when there are some (80 columns hold the others).
+    truncated = sum(b.truncated for b in results.benchmarks.values())
+    columns = ["benchmark", "samples", "requested", "from cache", "resumed", "failed", "judge calls"]
+    for column in columns + ["truncated"] * bool(truncated):
         counts.add_column(column, justify="left" if column == "benchmark" else "right")
     scores = Table(title="Scores")
     scores.add_column("benchmark", style="bold")
@@ -245,15 +243,9 @@ def print_summary(console: Console, results: RunResults, out: str) -> None:
     scores.add_column("value", justify="right")
     for b in results.benchmarks.values():
         failed = f"[bold red]{b.failed}[/]" if b.failed else "0"
-        counts.add_row(
-            b.benchmark + (" (partial)" if b.partial else ""),
-            b.coverage(),
-            str(b.requested),
-            str(b.cache_hits),
-            str(b.resumed),
-            failed,
-            str(b.judge_calls),
-        )
+        row = [b.benchmark + (" (partial)" if b.partial else ""), b.coverage(), str(b.requested),
+               str(b.cache_hits), str(b.resumed), failed, str(b.judge_calls)]
+        counts.add_row(*row, *[f"[yellow]{b.truncated}[/]"] * bool(truncated))
         for measure, value in b.headline:
             scores.add_row(b.benchmark, measure, value)
         for path in b.outputs:
@@ -262,6 +254,30 @@ def print_summary(console: Console, results: RunResults, out: str) -> None:
     console.print(scores)
     for note in results.notes:
         console.print(Text(f"note: {note}", style="yellow"))
+    if truncated:
+        note = (f"note: {truncated} answer(s) stopped at the token limit (finish_reason \"length\") and were "
+                "scored as they are; a larger --max-tokens lets them finish")
+        console.print(Text(note, style="yellow"), soft_wrap=True)
+
+
+def print_failures(console: Console, results: RunResults) -> None:
+    """Why requests failed, one line per kind of error, and a re-run advised only where it can help."""
+    from rich.text import Text
+
+    judged = sum(b.judge_failed for b in results.benchmarks.values())
+    which = f" ({judged} of them judge calls)" if judged else ""
+    console.print(Text(f"{results.failed} request(s) failed{which} and were not scored:", style="bold red"))
+    errors = results.error_counts()
+    for error in errors:
+        same = " (the same on every run: fix the cause)" if error.permanent else ""
+        example = "" if error.example == error.label else f", e.g. {error.example}"
+        console.print(Text(f"  {error.count} x {error.label}{same}{example}"), soft_wrap=True)
+    retryable = sum(error.count for error in errors if not error.permanent)
+    if retryable:
+        console.print(f"Run the same command again to retry only the failed ones ({retryable} may succeed).")
+    else:
+        console.print("Running the same command again would get the same errors: change what causes them "
+                      "(the prompt, --max-tokens, the model or its server) first.")
 
 
 def print_judge_audit(console: Console, out: Path) -> None:

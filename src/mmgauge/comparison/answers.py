@@ -22,6 +22,8 @@ class Answer:
     #: The benchmark's own verdict on the answer (None when not scored, e.g. a failed request).
     correct: bool | None
     metadata: dict[str, Any]
+    #: The answer stopped at the token limit (finish_reason "length").
+    truncated: bool = False
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Answer:
@@ -33,6 +35,7 @@ class Answer:
             round=int(data.get("round") or 0), failed=failed,
             answer=extraction.get("answer"), method=extraction.get("method"), target=data.get("target"),
             correct=data.get("correct"), metadata=dict(data.get("metadata") or {}),
+            truncated=response.get("truncated") is True,
         )
 
     @classmethod
@@ -43,7 +46,7 @@ class Answer:
             failed=not record.response.ok,
             answer=None if extraction is None else extraction.answer,
             method=None if extraction is None else extraction.method, target=record.target,
-            correct=record.correct, metadata=dict(record.metadata),
+            correct=record.correct, metadata=dict(record.metadata), truncated=record.response.truncated,
         )
 
 

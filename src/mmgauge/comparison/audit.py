@@ -40,6 +40,7 @@ def _entry(benchmark: str, scored: Sequence[Answer], bounds: list[ScoreBounds]) 
         rule_unresolved=sum(m in RULE_UNRESOLVED[benchmark] for m in methods),
         judged=sum(m == JUDGE for m in methods), unresolved=sum(m in unresolved for m in methods),
         random=sum(m == RANDOM for m in methods), bounds=bounds,
+        truncated=sum(a.truncated and a.method in RULE_UNRESOLVED[benchmark] for a in scored),
     )
 
 
@@ -155,6 +156,8 @@ def answers_text(entry: BenchmarkJudgeAudit) -> str:
         parts.append(f"{entry.unresolved} unread (wrong)")
     if entry.random:
         parts.append(f"{entry.random} random")
+    if entry.truncated:
+        parts.append(f"{entry.truncated} cut at the token limit")
     return f"{entry.rule_unresolved} of {entry.answers} answers unreadable by rules: " + ", ".join(parts)
 
 

@@ -229,6 +229,14 @@ class ModelResponse(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     latency_s: float = 0.0
     error: str | None = None
+    #: A short label that errors of one kind share, to count them by (`HTTP 400 context_length_exceeded`,
+    #: `cannot connect`); None where the backend gives none (the error itself is the label).
+    error_code: str | None = None
+    #: The error is the request's own (an HTTP 400, a context too long, the same reply to every retry):
+    #: running the same command again gets the same error.
+    error_permanent: bool = False
+    #: The answer stopped at the token limit (finish_reason "length"): it is scored, and counted as truncated.
+    truncated: bool = False
     cached: bool = False
     #: What the backend added to the request before the model saw it, if anything: the embedded model's
     #: OCR text of the images (its text model never sees the pixels, only this).
@@ -353,6 +361,8 @@ class RunManifest(BaseModel):
     libraries: dict[str, str] = Field(default_factory=dict)
     generation: GenerationConfig
     judge: ModelSpec | None = None
+    #: The judge backend's own account of itself, as `backend` is the model's (what its server serves).
+    judge_backend: dict[str, Any] = Field(default_factory=dict)
     datasets: list[DatasetEntry]
     seeds: dict[str, int | None] = Field(default_factory=dict)
     started_at: str

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from mmgauge.comparison.answers import Answer
 
 #: Counts each benchmark's results carry, in the order the report shows them.
-COUNT_FIELDS: Final = ("samples", "requested", "cache_hits", "resumed", "failed", "judge_calls")
+COUNT_FIELDS: Final = ("samples", "requested", "cache_hits", "resumed", "failed", "judge_calls", "truncated")
 GENERAL_LEVEL: Final = "general_level"
 
 

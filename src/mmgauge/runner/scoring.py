@@ -9,7 +9,7 @@ from mmgauge.core.types import DatasetEntry, Sample, SampleRecord
 from mmgauge.extraction.judge import Judge
 from mmgauge.extraction.methods import JUDGE_FAILED
 from mmgauge.runner.progress import ProgressSink
-from mmgauge.store.results import BenchmarkResults
+from mmgauge.store.results import BenchmarkResults, ErrorCount, merge_errors
 from mmgauge.store.run_folder import RunFolder
 
 if TYPE_CHECKING:
@@ -74,7 +74,9 @@ async def score_benchmark(
         resumed=counts.resumed,
         failed=failed,
         judge_failed=judge_failed,
+        errors=error_counts(resolved),
         judge_calls=(judge.calls - judge_calls_before) if judge is not None else 0,
+        truncated=truncated_count(resolved),
         headline=headline,
         outputs=[str(path) for path in outputs],
         result=result.model_dump(mode="json"),
@@ -88,7 +90,23 @@ def _await_judge(record: SampleRecord) -> SampleRecord:
     if record.extraction is None or record.extraction.method != JUDGE_FAILED or not record.response.ok:
         return record
     error = f"judge failed: {record.extraction.detail or 'no reply'}"
-    return record.model_copy(update={"response": record.response.model_copy(update={"error": error})})
+    update = {"error": error, "error_code": "judge failed", "error_permanent": False}
+    return record.model_copy(update={"response": record.response.model_copy(update=update)})
+
+
+def error_counts(records: list[SampleRecord]) -> list[ErrorCount]:
+    """The failed records by kind of error (the backend's label, else the message itself)."""
+    return merge_errors(
+        ErrorCount(label=r.response.error_code or error, count=1, example=error,
+                   permanent=r.response.error_permanent)
+        for r in records if not r.response.ok
+        for error in [r.response.error or "no text in the response"]
+    )
+
+
+def truncated_count(records: list[SampleRecord]) -> int:
+    """Answers scored although they stopped at the token limit."""
+    return sum(1 for r in records if r.response.ok and r.response.truncated)
 
 
 def coverage_line(name: str, answered: int, expected: int | None) -> list[tuple[str, str]]:
@@ -116,6 +134,7 @@ def stored_entry(
     update: dict[str, object] = {
         "status": status, "records": answered, "expected": expected, "samples": len(records),
         "failed": len(records) - answered, "requested": 0, "cache_hits": 0, "resumed": 0, "judge_calls": 0,
+        "errors": error_counts(records), "truncated": truncated_count(records),
     }
     try:
         bench = get_benchmark(dataset.benchmark, _known_options(dataset))

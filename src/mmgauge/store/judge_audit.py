@@ -53,6 +53,9 @@ class BenchmarkJudgeAudit(BaseModel):
     unresolved: int
     #: Of those, answers given a seeded random letter (--random-fallback).
     random: int = 0
+    #: Of those, answers cut at the token limit (finish_reason "length"): the rules might have read them
+    #: whole, so a larger --max-tokens can narrow the bounds.
+    truncated: int = 0
     bounds: list[ScoreBounds] = Field(default_factory=list)
 
 

@@ -85,6 +85,7 @@ class ManifestStore:
         command: list[str],
         backend: dict[str, Any] | None = None,
         executor: dict[str, Any] | None = None,
+        judge_backend: dict[str, Any] | None = None,
     ) -> ManifestStore:
         folder = out_dir if isinstance(out_dir, RunFolder) else RunFolder(out_dir)
         fresh = RunManifest(
@@ -96,6 +97,7 @@ class ManifestStore:
             libraries=library_versions(),
             generation=generation,
             judge=judge,
+            judge_backend=judge_backend or {},
             datasets=datasets,
             seeds=seeds,
             started_at=now(),
@@ -121,6 +123,7 @@ class ManifestStore:
             update={
                 "datasets": list(merged.values()),
                 "judge": judge,
+                "judge_backend": fresh.judge_backend,
                 "updated_at": now(),
                 "finished_at": None,
                 "toolkit_version": __version__,

@@ -11,6 +11,7 @@ not installed here still loads.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, Field, model_validator
@@ -19,6 +20,18 @@ from pydantic import BaseModel, Field, model_validator
 RESULTS_SCHEMA_VERSION = 2
 
 M = TypeVar("M", bound=BaseModel)
+
+
+class ErrorCount(BaseModel):
+    """Failed records that share one kind of error (its label): how many, one example, and whether running
+    the same command again can help."""
+
+    label: str
+    count: int = 0
+    example: str = ""
+    #: Every one of them is the request's own error (an HTTP 400, a context too long, the same reply to every
+    #: try): running the same command again gets the same.
+    permanent: bool = False
 
 
 class BenchmarkResults(BaseModel):
@@ -41,7 +54,12 @@ class BenchmarkResults(BaseModel):
     failed: int = 0
     #: Of `failed`: answers whose judge calls all failed (waiting for the judge, asked again next run).
     judge_failed: int = 0
+    #: Of `failed`, by kind of error, the most frequent first.
+    errors: list[ErrorCount] = Field(default_factory=list)
     judge_calls: int = 0
+    #: Scored answers that stopped at the token limit (finish_reason "length"): what was read from them may
+    #: be cut short.
+    truncated: int = 0
     headline: list[tuple[str, str]] = Field(default_factory=list)
     outputs: list[str] = Field(default_factory=list)
     #: The benchmark's result model as JSON (see `result_as`).
@@ -86,6 +104,10 @@ class RunResults(BaseModel):
     def failed(self) -> int:
         return sum(entry.failed for entry in self.benchmarks.values())
 
+    def error_counts(self) -> list[ErrorCount]:
+        """The failed records of every benchmark, by kind of error, the most frequent first."""
+        return merge_errors(error for entry in self.benchmarks.values() for error in entry.errors)
+
     def result_as(self, benchmark: str, model: type[M]) -> M:
         """The result of `benchmark` as `model` (e.g. `results.result_as("mme", MMEResult)`)."""
         entry = self.benchmarks.get(benchmark)
@@ -93,3 +115,16 @@ class RunResults(BaseModel):
             known = ", ".join(sorted(self.benchmarks)) or "none"
             raise KeyError(f"no results for benchmark '{benchmark}' in this run (it has: {known})")
         return entry.result_as(model)
+
+
+def merge_errors(errors: Iterable[ErrorCount]) -> list[ErrorCount]:
+    """`errors` with those of one label added up (permanent only if all were), the most frequent first."""
+    merged: dict[str, ErrorCount] = {}
+    for error in errors:
+        seen = merged.get(error.label)
+        if seen is None:
+            merged[error.label] = error.model_copy()
+        else:
+            seen.count += error.count
+            seen.permanent = seen.permanent and error.permanent
+    return sorted(merged.values(), key=lambda e: (-e.count, e.label))

@@ -13,10 +13,29 @@ from dataclasses import dataclass, field
 #:   empty_choices (no choice / no content block), null_content (content null), bad_usage (answer kept,
 #:   usage not numbers), gzip_bomb (a small gzip body that inflates past any sane cap), big (a chunked body
 #:   of `big_bytes` without Content-Length).
+#: A "500" is transient: its body carries a request id, as a proxy's does, so no two are alike. The
+#: behaviours of real servers besides:
+#:   500_same: llama-cpp-python's answer to any exception in a request (e.g. image parts sent to a text-only
+#:   chat template), instant and the same body every time;
+#:   context_length: OpenAI's 400 for a prompt too long, a JSON error whose `code` lies past 200 characters;
+#:   length: an answer cut at the token limit (finish_reason "length"; Anthropic stop_reason "max_tokens").
 FAULT_KINDS = (
     "429", "500", "503", "529", "401", "malformed", "hang", "close", "empty_choices", "null_content",
-    "bad_usage", "gzip_bomb", "big",
+    "bad_usage", "gzip_bomb", "big", "500_same", "context_length", "length",
 )  # fmt: skip
+
+#: The body llama-cpp-python's server sends with its 500 (`llama_cpp/server/errors.py`).
+LLAMA_CPP_500 = {"error": {
+    "message": "Chat template does not support image content parts; this model accepts text only",
+    "type": "internal_server_error", "param": None, "code": None,
+}}
+#: OpenAI's error for a prompt longer than the model's context window.
+CONTEXT_LENGTH_400 = {"error": {
+    "message": "This model's maximum context length is 4096 tokens. However, you requested 4608 tokens (4096 "
+               "in the messages, 512 in the completion). Please reduce the length of the messages or "
+               "completion.",
+    "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded",
+}}
 
 
 @dataclass(frozen=True)

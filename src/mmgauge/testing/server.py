@@ -7,7 +7,10 @@
 
 What it does with each request, first match wins: actions queued with `script()` (one per request, in arrival
 order), `by_text` (an action for requests whose last user text contains a key), `faults` (a seeded
-`FaultSchedule`), then `default`. Faults are listed in `faults.FAULT_KINDS`. `answer` maps the last user text
+`FaultSchedule`), then `default`. Faults are listed in `faults.FAULT_KINDS`, with the real servers'
+behaviours among them (llama.cpp's identical instant 500, OpenAI's context-length 400, answers cut by
+`finish_reason: "length"`). Like llama.cpp and many gateways it answers any model name, while GET /v1/models
+lists only `cards` (one model, "m", by default). `answer` maps the last user text
 to the reply text (default "yes"). With `api_key` set, a request without that key is refused with 401 (and,
 like some real servers, the error body echoes the key it was sent). `kill()` stops it the hard way: open
 connections are cut and new ones refused, like a crashed server.
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import itertools
 import json
 import re
 import socket
@@ -28,7 +32,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from mmgauge.testing.faults import OK, Action, FaultSchedule
+from mmgauge.testing.faults import CONTEXT_LENGTH_400, LLAMA_CPP_500, OK, Action, FaultSchedule
 
 __all__ = ["OK", "Action", "FakeOpenAIServer", "FaultSchedule", "vllm_card"]
 
@@ -95,6 +99,7 @@ class FakeOpenAIServer:
         self._stopping = threading.Event()
         self._connections: set[socket.socket] = set()
         self._bomb: bytes | None = None
+        self._ids = itertools.count(1)
         self.requests = 0
         self.models_requests = 0
         self.prompts: Counter[str] = Counter()
@@ -233,7 +238,8 @@ class FakeOpenAIServer:
             return
         time.sleep(self.latency_s + action.delay_s)
         if not self._fault(handler, action, anthropic):
-            reply = self._anthropic_reply(body, text) if anthropic else self._openai_reply(body, text, action)
+            reply = (self._anthropic_reply(body, text, action) if anthropic
+                     else self._openai_reply(body, text, action))
             with self._lock:
                 self.completed += 1
             self._send(handler, 200, json.dumps(reply).encode())
@@ -272,8 +278,14 @@ class FakeOpenAIServer:
             return True
         if kind in ("429", "500", "503", "529"):
             headers = {"Retry-After": action.retry_after} if action.retry_after is not None else {}
-            error = "overloaded_error" if kind == "529" else "server error"
-            self._send(handler, int(kind), json.dumps({"error": {"type": error}}).encode(), headers)
+            error: dict[str, Any] = {"type": "overloaded_error" if kind == "529" else "server error"}
+            if kind == "500":
+                error["request_id"] = f"req-{next(self._ids)}"  # transient: no two alike
+            self._send(handler, int(kind), json.dumps({"error": error}).encode(), headers)
+            return True
+        if kind in ("500_same", "context_length"):
+            status, body = (500, LLAMA_CPP_500) if kind == "500_same" else (400, CONTEXT_LENGTH_400)
+            self._send(handler, status, json.dumps(body).encode())
             return True
         if kind == "401":
             self._send(handler, 401, self._key_error(handler))
@@ -301,20 +313,19 @@ class FakeOpenAIServer:
             "id": "chatcmpl-test",
             "object": "chat.completion",
             "model": body.get("model"),
-            "choices": [
-                {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
-            ],
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                         "finish_reason": "length" if action.kind == "length" else "stop"}],
             "usage": usage,
         }
 
-    def _anthropic_reply(self, body: dict[str, Any], text: str) -> dict[str, Any]:
+    def _anthropic_reply(self, body: dict[str, Any], text: str, action: Action) -> dict[str, Any]:
         return {
             "id": "msg_test",
             "type": "message",
             "role": "assistant",
             "model": body.get("model"),
             "content": [{"type": "text", "text": self.answer(text)}],
-            "stop_reason": "end_turn",
+            "stop_reason": "max_tokens" if action.kind == "length" else "end_turn",
             "usage": {"input_tokens": len(text.split()), "output_tokens": 1},
         }
 

@@ -1,0 +1,40 @@
+"""Error replies are read as the servers write them, before anything is shortened: the code and type stay,
+only a long message is cut."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mmgauge.backends._http_io import error_reply
+from mmgauge.testing.faults import CONTEXT_LENGTH_400, LLAMA_CPP_500
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "line", "label"),
+    [
+        (400, CONTEXT_LENGTH_400, "HTTP 400 [context_length_exceeded, invalid_request_error]: This model's",
+         "HTTP 400 context_length_exceeded"),
+        (500, LLAMA_CPP_500, "HTTP 500 [internal_server_error]: Chat template",
+         "HTTP 500 internal_server_error"),
+        (400, {"object": "error", "message": "bad image", "type": "BadRequestError", "code": 400},
+         "HTTP 400 [BadRequestError]: bad image", "HTTP 400 BadRequestError"),  # vLLM
+        (400, {"type": "error", "error": {"type": "invalid_request_error", "message": "max_tokens: too big"}},
+         "HTTP 400 [invalid_request_error]: max_tokens", "HTTP 400 invalid_request_error"),  # Anthropic
+        (422, {"detail": "Field required"}, "HTTP 422: Field required", "HTTP 422"),  # FastAPI
+        (502, "<html>Bad Gateway</html>", "HTTP 502: <html>Bad Gateway</html>", "HTTP 502"),
+    ],
+)
+def test_error_bodies_are_read_as_each_server_writes_them(status: int, body: object, line: str,
+                                                          label: str) -> None:
+    raw = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+    text, code = error_reply(status, raw)
+    assert text.startswith(line) and code == label
+
+
+def test_a_long_message_is_cut_but_its_code_kept() -> None:
+    error = {"message": "x" * 5000, "type": "invalid_request_error", "code": "context_length_exceeded"}
+    body = {"error": error}
+    text, _ = error_reply(400, json.dumps(body).encode())
+    assert "context_length_exceeded" in text and len(text) < 300 and text.endswith("...")
