@@ -11,7 +11,7 @@ every character in place. The run's samples.jsonl keeps the answer untouched.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -167,8 +167,16 @@ def is_record_file(path: Path) -> bool:
     return False
 
 
-def records_to_items(records: Sequence[SampleRecord], parser: str) -> list[MMEItem]:
-    """Items from run records (last record per key wins). Failed requests become `failed` items."""
+#: Where a record was read from: (file, line), for naming a record found wrong after reading.
+Locate = Callable[["SampleRecord"], tuple[str, "int | None"]]
+
+
+def records_to_items(records: Sequence[SampleRecord], parser: str, where: Locate | None = None,
+                     ) -> list[MMEItem]:
+    """Items from run records (last record per key wins). Failed requests become `failed` items.
+
+    A record without the subtask and image it asks about (its `metadata`) cannot be paired: an error named
+    by `where` (its file and line)."""
     from mmgauge.extraction.yesno import parse_yes_no
 
     latest: dict[tuple[str, str, int], SampleRecord] = {}
@@ -177,6 +185,11 @@ def records_to_items(records: Sequence[SampleRecord], parser: str) -> list[MMEIt
     items: list[MMEItem] = []
     for record in latest.values():
         meta = record.metadata
+        for name in ("subtask", "image"):
+            if meta.get(name) is None:
+                file, line = where(record) if where is not None else (None, None)
+                raise UserError(f"missing: MME record {record.sample_id!r} does not say which {name} it "
+                                "asks about", file=file, line=line, field=f"metadata.{name}")
         subtask, image = str(meta["subtask"]), str(meta["image"])
         truth = str(meta.get("truth") or record.target or "").lower()
         # Extra rounds are further full passes: each round's two answers form their own pair.
