@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mmgauge.benchmarks.mme.release import (
+    Row,
     canonical_subtask,
     check_pair,
     group_pairs,
@@ -122,8 +123,9 @@ def read_prediction_table(path: Path, parser: str) -> list[MMEItem]:
     a JSON null is a missing answer (counted as failed, not scored)."""
     from mmgauge.extraction.yesno import parse_yes_no
 
-    rows = read_table(path)
     file = str(path)
+    rows = _lmms_eval_rows(path) if path.suffix.lower() == ".jsonl" else None
+    rows = read_table(path) if rows is None else rows
     if not rows:
         raise UserError("no rows", file=file)
     require_columns(rows, ("answer", "prediction"), file)
@@ -138,6 +140,23 @@ def read_prediction_table(path: Path, parser: str) -> list[MMEItem]:
             extraction = parse_yes_no(prediction, parser)
             items.append(MMEItem(subtask, key, truth, extraction.answer, extraction.method))
     return items
+
+
+def _lmms_eval_rows(path: Path) -> list[Row] | None:
+    """An lmms-eval `--log_samples` file of the MME task as table rows in `doc_id` order (the dataset's, which
+    puts an image's two questions together), None if `path` is not one. `replay:` reads the same lines."""
+    from mmgauge.backends.replay_formats import image_of, is_lmms_eval_line, lmms_eval_documents
+    from mmgauge.core.jsonlines import read_json_objects
+
+    lines = read_json_objects(path)
+    if not lines or not is_lmms_eval_line(lines[0][1]):
+        return None
+    mmbench, documents = lmms_eval_documents(lines, str(path))
+    if mmbench:
+        raise UserError("an lmms-eval log of MMBench, not MME: score it with `mmgauge score mmbench`",
+                        file=str(path))
+    return [Row(doc.line, {"category": doc.subtask, "image_name": image_of(doc.question_id),
+                           "answer": doc.target or "", "prediction": doc.text}) for doc in documents]
 
 
 def read_records(path: Path) -> list[SampleRecord]:
