@@ -12,6 +12,7 @@ The Python API (imported on first use, so `import mmgauge` stays cheap):
     compare(runs) -> Comparison                                   paired tests between runs or answer files
     judge_audit(run) -> JudgeAudit                                what the judge decided (judge-free bounds)
     audit_judge(run, judge, sample=N) -> AgreementStudy           judge-vs-rule agreement (kappa)
+    with input_limits(max_bytes=..., max_rows=...):               raise the caps on packed inputs
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ _EXPORTS = {
     "write_report": "mmgauge.report",
     "list_benchmarks": "mmgauge.api.catalog",
     "list_backends": "mmgauge.api.catalog",
+    "input_limits": "mmgauge.datasources.limits",
     "RunResults": "mmgauge.store.results",
     "BenchmarkResults": "mmgauge.store.results",
 }

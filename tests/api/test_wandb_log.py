@@ -7,6 +7,7 @@ under `files/media/table/`, and the report file staged for the artifact upload u
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -154,3 +155,39 @@ def test_run_logs_to_wandb_when_asked(offline: Path, tmp_path: Path, cli: Any) -
     assert result.code == 0, result.err
     assert "wandb: mock:Yes (run)" in result.out and "report; offline, in " in result.out
     assert len(list((offline / "runs" / "wandb").glob("offline-run-*"))) == 1
+
+
+def test_log_wandb_writes_nothing_outside_the_run_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Any
+) -> None:
+    # Without the user's own W&B folders, wandb wrote ./wandb, ~/.cache/wandb and staged copies of the
+    # report in ~/.local/share/wandb.
+    wandb = pytest.importorskip("wandb")
+    wandb.teardown()  # wandb's service reads the environment when it starts: a fresh one for this test
+    home, cwd = tmp_path / "home", tmp_path / "cwd"
+    home.mkdir()
+    cwd.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(cwd)
+    for variable in ("WANDB_DIR", "WANDB_DATA_DIR", "WANDB_CACHE_DIR", "WANDB_CONFIG_DIR",
+                     "WANDB_ARTIFACT_DIR", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME",
+                     "XDG_STATE_HOME"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("MPLCONFIGDIR", str(tmp_path / "matplotlib"))  # the report's plots: not W&B's
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    monkeypatch.setenv("WANDB_SILENT", "true")
+    monkeypatch.setenv("WANDB_CONSOLE", "off")
+    monkeypatch.delenv("WANDB_API_KEY", raising=False)
+    run = tmp_path / "run"
+    try:
+        result = cli("run", "--bench", "mme", "--model", "mock:Yes", "--limit", "4", "--out", run,
+                     "--no-cache", "--log", "wandb", "--wandb-project", "mmgauge-tests")
+    finally:
+        wandb.teardown()
+    assert result.code == 0, result.err
+    assert [str(p.relative_to(tmp_path)) for p in (*home.rglob("*"), *cwd.rglob("*"))] == []
+    [logged] = (run / "wandb").glob("offline-run-*")
+    assert f"offline, in {logged} " in result.out
+    staged = [p for p in (run / "wandb" / "data").rglob("*") if p.is_file()]
+    assert any(p.read_bytes().startswith(b"<!doctype html>") for p in staged)
+    assert "WANDB_DATA_DIR" not in os.environ and "WANDB_CACHE_DIR" not in os.environ

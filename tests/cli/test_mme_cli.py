@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import pytest
 import typer
@@ -107,3 +108,52 @@ def test_export_then_score_matches_scoring_the_run(app: typer.Typer, tmp_path: P
 def test_export_without_records(app: typer.Typer, tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["export", "mme", str(tmp_path), "--official", str(tmp_path / "o")])
     assert isinstance(result.exception, UserError) and "samples.jsonl" in str(result.exception)
+
+
+def lmms_eval_mme_log(results: Path, log: Path) -> None:
+    """The answers of an official results folder as lmms-eval's `--log_samples` file of its `mme` task:
+    documents in the dataset's order (doc_id), lines gathered out of order, keys as lmms-eval writes them."""
+    import random
+
+    lines = []
+    for source in sorted(results.glob("*.txt")):
+        subtask = source.stem
+        key = "mme_cognition_score" if subtask in COGNITION else "mme_percetion_score"
+        for row in source.read_text(encoding="utf-8").splitlines():
+            image, question, truth, answer = row.split("\t")
+            doc = {"question_id": f"{subtask}/{image}", "question": question, "answer": truth,
+                   "category": subtask}
+            lines.append({"doc_id": len(lines), "doc": doc, "target": truth,
+                          "arguments": [[question, {"max_new_tokens": 16}, None, len(lines), "mme", "test"]],
+                          "resps": [[answer]], "filtered_resps": [answer],
+                          key: {"question_id": doc["question_id"], "category": subtask, "score": 0.0},
+                          "doc_hash": "0" * 64, "prompt_hash": "1" * 64, "target_hash": "2" * 64,
+                          "input": question})
+    random.Random(5).shuffle(lines)
+    log.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
+
+
+COGNITION = ("commonsense_reasoning", "numerical_calculation", "text_translation", "code_reasoning")
+ANSWERS = ("Yes", "No", "yes, it is.", "No.", "I cannot tell", "Noo", "YES", "nope")
+
+
+def test_score_mme_reads_lmms_eval_sample_log_as_the_official_tool_reads_its_results(
+    cli: Any, tmp_path: Path
+) -> None:
+    results = tmp_path / "results"
+    results.mkdir()
+    number = 0
+    for source in TEMPLATE.glob("*.txt"):
+        rows = []
+        for line in source.read_text(encoding="utf-8").splitlines():
+            truth = line.split("\t")[2]  # every third answer is the truth as written
+            rows.append(f"{line}\t{ANSWERS[number % len(ANSWERS)] if number % 3 else truth}\n")
+            number += 1
+        (results / source.name).write_text("".join(rows), encoding="utf-8")
+    log = tmp_path / "20250101_samples_mme.jsonl"
+    lmms_eval_mme_log(results, log)
+    official = cli("score", "mme", results, "--json")
+    from_log = cli("score", "mme", log, "--json")
+    assert official.code == 0 and from_log.code == 0, from_log.err
+    assert json.loads(from_log.out) == json.loads(official.out)
+    assert 0 < json.loads(from_log.out)["perception"] < 2000

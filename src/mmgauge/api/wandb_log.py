@@ -9,17 +9,20 @@ One W&B run per run folder (or General-Level report file), so W&B's own run comp
 - the HTML report as an artifact of type `mmgauge-report` (built for the run unless a file is given);
 - config: the manifest's model, fingerprints, generation settings, datasets and seeds.
 
-`wandb` is an optional extra (`pip install 'mmgauge[wandb]'`), imported only here. Where the W&B run goes
-is wandb's own business: `mode="offline"` (or `WANDB_MODE=offline`) writes it under `directory` for a later
-`wandb sync`.
+`wandb` is an optional extra (`pip install 'mmgauge[wandb]'`), imported only here. Everything wandb writes
+locally (the run's files, its logs and cache, the staged report) goes under `<run folder>/wandb/`, unless
+`directory` or the user's own W&B settings (`WANDB_DIR`, `WANDB_CACHE_DIR`, `WANDB_DATA_DIR`, ...) say
+where. `mode="offline"` (or `WANDB_MODE=offline`) keeps the run there for a later `wandb sync`.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import re
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -71,7 +74,8 @@ def log_wandb(
     - `report`: True builds each run's HTML report and logs it as an artifact; a path logs that file
       instead; False logs none.
     - `name`: the W&B run name (default: the model and the run folder's name).
-    - `mode`, `directory`: wandb's `mode` and `dir` (default: wandb's own, e.g. `WANDB_MODE`).
+    - `mode`, `directory`: wandb's `mode` and `dir` (default: `WANDB_MODE`; `WANDB_DIR`, else the run
+      folder).
     """
     wandb = _import_wandb()
     sources: list[RunSource] = [runs] if isinstance(runs, str | Path | Run) else list(runs)
@@ -95,14 +99,48 @@ def _log_one(wandb: Any, source: RunSource, frame: pd.DataFrame, *, project: str
     folder = Path(label)
     model = str(frame["model"].iloc[0]) if len(frame) else folder.name
     metrics, intervals = headline_metrics(frame)
+    if directory is None and not os.environ.get("WANDB_DIR"):
+        directory = folder if folder.is_dir() else folder.parent
     if directory is not None:
         Path(directory).mkdir(parents=True, exist_ok=True)
+    with _wandb_folders(Path(directory or os.environ["WANDB_DIR"]) / "wandb"):
+        try:
+            run = wandb.init(project=project, entity=entity, name=name or f"{model} ({folder.name})",
+                             dir=None if directory is None else str(directory), mode=mode,
+                             job_type="evaluation", config=_config(source, model), tags=tags or None)
+        except wandb.errors.Error as error:
+            raise UserError(f"Weights & Biases refused the run: {_one_line(error)}", field="--log") from None
+        return _log_into(wandb, run, frame, source=label, folder=folder, report=report, metrics=metrics,
+                         intervals=intervals)
+
+
+@contextmanager
+def _wandb_folders(home: Path) -> Iterator[None]:
+    """wandb's cache, staging (data) and artifact folders inside `home` while a run is logged, unless the
+    user's own W&B settings name them; the environment is as it was afterwards.
+
+    wandb reads these only from the environment, when it uses them (its default is the user's home: a
+    staged copy of every report in `~/.local/share/wandb`, logs and artifacts in `~/.cache/wandb`). Its
+    config folder (`WANDB_CONFIG_DIR`, the user's login and defaults) is never moved."""
+    chosen = {"WANDB_CACHE_DIR": home / "cache", "WANDB_DATA_DIR": home / "data",
+              "WANDB_ARTIFACT_DIR": home / "artifacts"}
+    before = {variable: os.environ.get(variable) for variable in chosen}
+    for variable, folder in chosen.items():
+        if not before[variable]:
+            os.environ[variable] = str(folder)
     try:
-        run = wandb.init(project=project, entity=entity, name=name or f"{model} ({folder.name})",
-                         dir=None if directory is None else str(directory), mode=mode, job_type="evaluation",
-                         config=_config(source, model), tags=tags or None)
-    except wandb.errors.Error as error:
-        raise UserError(f"Weights & Biases refused the run: {_one_line(error)}", field="--log") from None
+        yield
+    finally:
+        for variable, value in before.items():
+            if value is None:
+                os.environ.pop(variable, None)
+            else:
+                os.environ[variable] = value
+
+
+def _log_into(wandb: Any, run: Any, frame: pd.DataFrame, *, source: str, folder: Path,
+              report: bool | str | Path, metrics: dict[str, float], intervals: dict[str, float],
+              ) -> WandbLogged:
     with run:
         if metrics:
             run.log(metrics)
@@ -110,7 +148,7 @@ def _log_one(wandb: Any, source: RunSource, frame: pd.DataFrame, *, project: str
         run.log({TABLE_KEY: wandb.Table(dataframe=_table_frame(frame))})
         artifact = _log_report(wandb, run, folder, report)
         summary = _plain(run.summary)
-        logged = WandbLogged(source=label, run_id=str(run.id), name=str(run.name),
+        logged = WandbLogged(source=source, run_id=str(run.id), name=str(run.name),
                              directory=Path(run.dir).parent if run.dir else None, url=run.url,
                              metrics=metrics, summary=summary, table_rows=len(frame), artifact=artifact)
     return logged

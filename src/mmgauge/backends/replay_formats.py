@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,10 +42,35 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def lmms_eval_answers(rows: Iterable[tuple[int, dict[str, Any]]], file: str) -> dict[str, str]:
-    """Sample id -> text for the lines of an lmms-eval sample log (MMBench or MME tasks)."""
+@dataclass(frozen=True)
+class MMEDocument:
+    """One MME document of an lmms-eval log: where it is, its subtask and image, the truth and the answer."""
+
+    doc_id: int
+    line: int
+    subtask: str
+    question_id: str
+    #: lmms-eval's `target` (the document's `answer`, "Yes"/"No"); None when the line has neither.
+    target: str | None
+    #: The model's text; None when the line holds none (a failed request).
+    text: str | None
+
+
+def whole_number(value: Any, file: str, line: int, field: str) -> int:
+    """`value` as an int: a JSON integer, or a string of digits as some writers store ids."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    raise UserError(f"not a whole number: {value!r}", file=file, line=line, field=field)
+
+
+def lmms_eval_documents(rows: Iterable[tuple[int, dict[str, Any]]], file: str,
+                        ) -> tuple[dict[str, str], list[MMEDocument]]:
+    """The lines of an lmms-eval sample log: MMBench answers by the row's `index`, and MME documents in
+    `doc_id` order (the order lmms-eval read the dataset in, which pairs an image's two questions)."""
     answers: dict[str, str] = {}
-    mme: list[tuple[int, int, str, str, str]] = []
+    mme: list[MMEDocument] = []
     for line, row in rows:
         text = _text(row.get("filtered_resps")) or _text(row.get("resps"))
         entry = next((row[k] for k in ("gpt_eval_score", "submission") if isinstance(row.get(k), dict)), None)
@@ -56,18 +82,40 @@ def lmms_eval_answers(rows: Iterable[tuple[int, dict[str, Any]]], file: str) -> 
             continue
         scored = next((row[k] for k in MME_ENTRIES if isinstance(row.get(k), dict)), None)
         if scored is not None and "question_id" in scored and "category" in scored:
-            if text is not None:
-                category, question_id = str(scored["category"]), str(scored["question_id"])
-                mme.append((int(row["doc_id"]), line, category, question_id, text))
+            doc_id = whole_number(row.get("doc_id"), file, line, "doc_id")
+            mme.append(MMEDocument(doc_id, line, str(scored["category"]), str(scored["question_id"]),
+                                   _target(row), text))
             continue
         raise UserError("an lmms-eval log line without an MMBench (index) or MME (question_id) entry",
                         file=file, line=line)
+    return answers, sorted(mme, key=lambda doc: (doc.doc_id, doc.line))
+
+
+def _target(row: dict[str, Any]) -> str | None:
+    """The truth lmms-eval logged: `target` (MME's `doc_to_target` is the document's `answer`)."""
+    doc = row.get("doc")
+    for value in (row.get("target"), doc.get("answer") if isinstance(doc, dict) else None):
+        found = _text(value)
+        if found is not None:
+            return found
+    return None
+
+
+def image_of(question_id: str) -> str:
+    """The image file name in lmms-eval's MME `question_id` (`<subtask>/<image>`)."""
+    return question_id.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def lmms_eval_answers(rows: Iterable[tuple[int, dict[str, Any]]], file: str) -> dict[str, str]:
+    """Sample id -> text for the lines of an lmms-eval sample log (MMBench or MME tasks)."""
+    answers, documents = lmms_eval_documents(rows, file)
     seen: dict[tuple[str, str], int] = {}
-    for _, _, category, question_id, text in sorted(mme):
-        image = question_id.replace("\\", "/").rsplit("/", 1)[-1]
-        number = seen.get((category, image), 0)
-        seen[(category, image)] = number + 1
-        answers[f"{category}/{image}/q{number}"] = text
+    for doc in documents:
+        image = image_of(doc.question_id)
+        number = seen.get((doc.subtask, image), 0)
+        seen[(doc.subtask, image)] = number + 1
+        if doc.text is not None:
+            answers[f"{doc.subtask}/{image}/q{number}"] = doc.text
     return answers
 
 
@@ -81,13 +129,18 @@ def m3gia_answers(rows: Iterable[tuple[int, dict[str, Any]]], path: Path) -> dic
         raise UserError("cannot tell the language of this M3GIA answer file: name it <language>.jsonl "
                         "(english, chinese, ...) as M3GIA's inference_only.py does", file=str(path)) from None
     answers: dict[str, str] = {}
+    file = str(path)
     for line, row in rows:
-        if int(row.get("round_id") or 0) != 0:
+        if whole_number(row.get("round_id") or 0, file, line, "round_id") != 0:
             continue
-        key = f"{language}/{str(row['question_id']).strip()}"
+        question = row.get("question_id")
+        if question is None or not str(question).strip():
+            raise UserError("missing (the question this line answers)", file=file, line=line,
+                            field="question_id")
+        key = f"{language}/{str(question).strip()}"
         if key in answers:
-            raise UserError(f"question {row['question_id']} is answered twice", file=str(path), line=line)
-        if isinstance(row["response"], str):
+            raise UserError(f"question {question} is answered twice", file=file, line=line)
+        if isinstance(row.get("response"), str):
             answers[key] = row["response"]
     return answers
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from mmgauge.core.errors import UserError
 from mmgauge.core.secrets import scrub
+from mmgauge.datasources.limits import input_limits
 
 INTERRUPTED_STATUS = 130
 #: A reader that went away: Python's advice, and what Click (the commands behind Typer) exits with then.
@@ -35,13 +36,15 @@ def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
     try:
-        plain = plain_call(args)
-        if plain is not None:
-            command, values = plain
-            command(**values)
-            code = 0
-        else:
-            code = _run_tree(args)
+        args, limits = _input_limits(args)
+        with input_limits(**limits):
+            plain = plain_call(args)
+            if plain is not None:
+                command, values = plain
+                command(**values)
+                code = 0
+            else:
+                code = _run_tree(args)
         sys.stdout.flush()  # here, not at exit, so that a reader gone away is met below
     except KeyboardInterrupt:
         _say(INTERRUPTED)
@@ -72,6 +75,32 @@ def main(argv: list[str] | None = None) -> None:
         # every object of every module imported (a tenth of a small `mmgauge score`).
         gc.freeze()
     sys.exit(code)
+
+
+def _input_limits(args: list[str]) -> tuple[list[str], dict[str, int]]:
+    """`args` without the input caps (`--max-input-size 8G`, ...), and the caps they give.
+
+    The caps hold for whatever file any command reads, so they are taken out wherever they stand (before
+    a `--`) and never reach a command's own parameters."""
+    from mmgauge.datasources.limits import OPTIONS, parse_limit
+
+    rest: list[str] = []
+    limits: dict[str, int] = {}
+    words = iter(args)
+    for word in words:
+        if word == "--":
+            rest += [word, *words]
+            break
+        name, equals, value = word.partition("=")
+        if name not in OPTIONS:
+            rest.append(word)
+            continue
+        if not equals:
+            value = next(words, "")
+            if not value:
+                raise UserError("needs a value", field=name)
+        limits[OPTIONS[name][0]] = parse_limit(name, value)
+    return rest, limits
 
 
 def _stdout_reader_gone() -> bool:

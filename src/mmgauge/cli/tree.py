@@ -37,6 +37,13 @@ def _root(
         False, "--version", callback=_version, is_eager=True, help="Print the version."
     ),
     debug: bool = typer.Option(False, "--debug", help="Show full tracebacks for errors."),
+    # Read by `main` wherever they stand (they hold for every file any command reads); here for the help.
+    max_input_size: str = typer.Option("4G", "--max-input-size", metavar="SIZE",
+                                       help="The most a workbook, parquet or arrow file may unpack to."),
+    max_input_rows: int = typer.Option(20_000_000, "--max-input-rows", metavar="N",
+                                       help="The most rows such a file may have."),
+    max_input_ratio: int = typer.Option(100, "--max-input-ratio", metavar="N",
+                                        help="The most a workbook's part may unpack to per packed byte."),
 ) -> None:
     """mmgauge: exact, reproducible, fast evaluation of vision-language models."""
 

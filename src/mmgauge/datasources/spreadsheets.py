@@ -1,6 +1,7 @@
 """Reading .xlsx workbooks: every command that takes one goes through here, so a truncated, damaged or
 mislabelled file is the same one-line ``UserError`` naming it everywhere (openpyxl and zipfile raise a dozen
-unrelated exception types for such files: ``BadZipFile``, ``KeyError``, ``zlib.error``, XML errors...).
+unrelated exception types for such files: ``BadZipFile``, ``KeyError``, ``zlib.error``, XML errors...), and
+every workbook is held to the caps of `limits` (a zip bomb is refused from its directory).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mmgauge.core.errors import UserError
+from mmgauge.datasources.limits import check_rows, check_zip, current_limits
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -27,10 +29,14 @@ def read_sheet(path: Path, **options: Any) -> pd.DataFrame:
 
     if not path.is_file():
         raise UserError("no such file", file=str(path))
+    check_zip(path)
+    cap = current_limits().max_rows
     try:
-        frame: pd.DataFrame = pd.read_excel(path, sheet_name=0, **options)
+        # One row past the cap is enough to know the sheet is over it (pandas stops reading there).
+        frame: pd.DataFrame = pd.read_excel(path, sheet_name=0, **{"nrows": cap + 1, **options})
     except Exception as error:  # see the module docstring: the types are many and unrelated
         raise damaged(path, error) from None
+    check_rows(path, len(frame))
     return frame
 
 
@@ -40,6 +46,7 @@ def open_workbook(path: Path) -> Workbook:
 
     if not path.is_file():
         raise UserError("no such file", file=str(path))
+    check_zip(path)
     try:
         return openpyxl.load_workbook(path, read_only=True, data_only=True)
     except Exception as error:

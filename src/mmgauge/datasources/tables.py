@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from mmgauge.core.errors import UserError
+from mmgauge.datasources.limits import check_bytes, check_rows
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -116,20 +117,54 @@ def read_arrow(files: Iterable[Path], columns: list[str] | None = None) -> pa.Ta
 
 def _read_one(file: Path, columns: list[str] | None) -> pa.Table:
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     try:
-        if file.suffix.lower() == ".parquet":
-            return pq.read_table(file, columns=columns)
-        with pa.memory_map(str(file)) as source:
-            try:
-                table = pa.ipc.open_stream(source).read_all()
-            except pa.ArrowInvalid:
-                source.seek(0)
-                table = pa.ipc.open_file(source).read_all()
+        table = _read_parquet(file, columns) if file.suffix.lower() == ".parquet" else _read_ipc(file)
     except (OSError, pa.ArrowException) as error:  # not parquet/arrow, damaged, or a column not in the file
         raise UserError(f"cannot read as {file.suffix.lstrip('.')}: {error}", file=str(file)) from None
     return table.select(columns) if columns is not None else table
+
+
+def _read_parquet(file: Path, columns: list[str] | None) -> pa.Table:
+    """The file a row group at a time, held to the caps (`limits`): first by what its metadata says, then
+    by what comes out, in case the metadata lies."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    with pq.ParquetFile(file) as parquet:
+        meta = parquet.metadata
+        check_rows(file, meta.num_rows)
+        check_bytes(file, sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups)))
+        groups, rows, size = [], 0, 0
+        for index in range(meta.num_row_groups):
+            group = parquet.read_row_group(index, columns=columns)
+            rows, size = rows + group.num_rows, size + group.nbytes
+            check_rows(file, rows)
+            check_bytes(file, size)
+            groups.append(group)
+    return pa.concat_tables(groups) if groups else pq.read_table(file, columns=columns)
+
+
+def _read_ipc(file: Path) -> pa.Table:
+    """An arrow stream or file (as the `datasets` cache writes), a record batch at a time, held to the
+    caps."""
+    import pyarrow as pa
+
+    with pa.memory_map(str(file)) as source:
+        try:
+            reader: pa.ipc.RecordBatchStreamReader | pa.ipc.RecordBatchFileReader = pa.ipc.open_stream(source)
+            batches = iter(reader)
+        except pa.ArrowInvalid:
+            source.seek(0)
+            reader = pa.ipc.open_file(source)
+            batches = (reader.get_batch(i) for i in range(reader.num_record_batches))
+        kept, rows, size = [], 0, 0
+        for batch in batches:
+            rows, size = rows + batch.num_rows, size + batch.nbytes
+            check_rows(file, rows)
+            check_bytes(file, size)
+            kept.append(batch)
+        return pa.Table.from_batches(kept, schema=reader.schema)
 
 
 def column_names(files: list[Path]) -> list[str]:

@@ -148,6 +148,16 @@ class RunFolder:
                 chosen.append(done if same and done is not None else raw)
         return [r for r in chosen if benchmark is None or r.benchmark == benchmark]
 
+    def line_of(self, key: Key) -> tuple[str, int | None]:
+        """The file and line that `records()` took the record for `key` from (for naming it in an error)."""
+        from mmgauge.store.runlog import record_line
+
+        if self.has_scored():
+            line = record_line(self.path / _SCORED, key)
+            if line is not None:
+                return str(self.path / _SCORED), line
+        return str(self.path / _RECORDS), record_line(self.path / _RECORDS, key)
+
     def record_dicts(self) -> tuple[list[dict[str, Any]], bool]:
         """The final records as plain dicts (fast: no validation), and whether they include the judge pass.
 

@@ -67,6 +67,24 @@ def latest_records(path: Path) -> dict[tuple[str, str, int], SampleRecord]:
     return {record.key: record for record in read_records(path)}
 
 
+def record_line(path: Path, key: tuple[str, str, int]) -> int | None:
+    """The line of the last record for `key` (benchmark, sample id, round) in `path`, None if it has none.
+
+    For naming the line of a record found wrong after reading (slow: every line is parsed again)."""
+    import json
+
+    found = None
+    for number, line in complete_lines(path):
+        try:
+            data = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(data, dict) and (data.get("benchmark"), str(data.get("sample_id")),
+                                       data.get("round") or 0) == key:
+            found = number
+    return found
+
+
 #: Where one record's line is in the log: (byte offset, byte length including its newline).
 Span = tuple[int, int]
 

@@ -27,8 +27,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
-import pyarrow.parquet as pq
-
 from mmgauge.core.errors import UserError
 from mmgauge.extraction.options import LETTERS
 
@@ -138,10 +136,9 @@ def _image(value: Any) -> bytes | None:
 def read_parquet(path: Path, language: str) -> list[Question]:
     """Questions of one language's parquet file, joined with the ground truth; rows are 1-based."""
     file = str(path)
-    try:
-        table = pq.read_table(path)
-    except Exception as error:  # pyarrow raises several unrelated types for a file that is not parquet
-        raise UserError(f"cannot read as parquet: {error}", file=file) from error
+    from mmgauge.datasources.tables import read_arrow
+
+    table = read_arrow([path])  # held to the input caps; names a file that is not parquet
     columns = list(table.column_names)
     missing = [c for c in REQUIRED_COLUMNS if c not in columns]
     if missing:

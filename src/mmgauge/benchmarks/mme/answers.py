@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mmgauge.benchmarks.mme.official import (
+    Locate,
     is_record_file,
     read_prediction_table,
     read_records,
@@ -38,9 +39,12 @@ def load_items(path: Path, parser: str | None, notes: list[str] | None = None) -
         if not folder.has_scored():
             notes.append(f"no {folder.name_of('scored')} in the run folder (an unfinished run?): read "
                          f"{folder.name_of('records')}, the answers before any judge pass")
-        return _record_items(folder.records("mme"), parser, str(path))
+        return _record_items(folder.records("mme"), parser, str(path), lambda r: folder.line_of(r.key))
     if path.is_file() and path.suffix.lower() == ".jsonl" and is_record_file(path):
-        return _record_items(read_records(path), parser, str(path))
+        from mmgauge.store.runlog import record_line
+
+        return _record_items(read_records(path), parser, str(path),
+                             lambda r: (str(path), record_line(path, r.key)))
     chosen = parser or "official"
     if path.is_dir():
         items = read_results_folder(path, chosen)
@@ -68,14 +72,15 @@ def load_columns(path: Path, parser: str | None, notes: list[str] | None = None)
     return columns_of(items), label
 
 
-def _record_items(records: list[SampleRecord], parser: str | None, source: str) -> tuple[list[MMEItem], str]:
+def _record_items(records: list[SampleRecord], parser: str | None, source: str,
+                  where: Locate) -> tuple[list[MMEItem], str]:
     from mmgauge.extraction.yesno import parse_yes_no
 
     if not records:
         raise UserError("no MME records in this file", file=source)
     if parser is None:
         methods = {r.extraction.method.split("-")[0] for r in records if r.extraction is not None}
-        return records_to_items(records, "official"), "+".join(sorted(methods)) or "official"
+        return records_to_items(records, "official", where), "+".join(sorted(methods)) or "official"
     fresh = [r.model_copy(update={"extraction": parse_yes_no(r.response.text, parser)})
              if r.response.text is not None else r for r in records]
-    return records_to_items(fresh, parser), parser
+    return records_to_items(fresh, parser, where), parser

@@ -11,12 +11,13 @@ every character in place. The run's samples.jsonl keeps the answer untouched.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mmgauge.benchmarks.mme.release import (
+    Row,
     canonical_subtask,
     check_pair,
     group_pairs,
@@ -122,8 +123,9 @@ def read_prediction_table(path: Path, parser: str) -> list[MMEItem]:
     a JSON null is a missing answer (counted as failed, not scored)."""
     from mmgauge.extraction.yesno import parse_yes_no
 
-    rows = read_table(path)
     file = str(path)
+    rows = _lmms_eval_rows(path) if path.suffix.lower() == ".jsonl" else None
+    rows = read_table(path) if rows is None else rows
     if not rows:
         raise UserError("no rows", file=file)
     require_columns(rows, ("answer", "prediction"), file)
@@ -138,6 +140,23 @@ def read_prediction_table(path: Path, parser: str) -> list[MMEItem]:
             extraction = parse_yes_no(prediction, parser)
             items.append(MMEItem(subtask, key, truth, extraction.answer, extraction.method))
     return items
+
+
+def _lmms_eval_rows(path: Path) -> list[Row] | None:
+    """An lmms-eval `--log_samples` file of the MME task as table rows in `doc_id` order (the dataset's, which
+    puts an image's two questions together), None if `path` is not one. `replay:` reads the same lines."""
+    from mmgauge.backends.replay_formats import image_of, is_lmms_eval_line, lmms_eval_documents
+    from mmgauge.core.jsonlines import read_json_objects
+
+    lines = read_json_objects(path)
+    if not lines or not is_lmms_eval_line(lines[0][1]):
+        return None
+    mmbench, documents = lmms_eval_documents(lines, str(path))
+    if mmbench:
+        raise UserError("an lmms-eval log of MMBench, not MME: score it with `mmgauge score mmbench`",
+                        file=str(path))
+    return [Row(doc.line, {"category": doc.subtask, "image_name": image_of(doc.question_id),
+                           "answer": doc.target or "", "prediction": doc.text}) for doc in documents]
 
 
 def read_records(path: Path) -> list[SampleRecord]:
@@ -167,8 +186,16 @@ def is_record_file(path: Path) -> bool:
     return False
 
 
-def records_to_items(records: Sequence[SampleRecord], parser: str) -> list[MMEItem]:
-    """Items from run records (last record per key wins). Failed requests become `failed` items."""
+#: Where a record was read from: (file, line), for naming a record found wrong after reading.
+Locate = Callable[["SampleRecord"], tuple[str, "int | None"]]
+
+
+def records_to_items(records: Sequence[SampleRecord], parser: str, where: Locate | None = None,
+                     ) -> list[MMEItem]:
+    """Items from run records (last record per key wins). Failed requests become `failed` items.
+
+    A record without the subtask and image it asks about (its `metadata`) cannot be paired: an error named
+    by `where` (its file and line)."""
     from mmgauge.extraction.yesno import parse_yes_no
 
     latest: dict[tuple[str, str, int], SampleRecord] = {}
@@ -177,6 +204,11 @@ def records_to_items(records: Sequence[SampleRecord], parser: str) -> list[MMEIt
     items: list[MMEItem] = []
     for record in latest.values():
         meta = record.metadata
+        for name in ("subtask", "image"):
+            if meta.get(name) is None:
+                file, line = where(record) if where is not None else (None, None)
+                raise UserError(f"missing: MME record {record.sample_id!r} does not say which {name} it "
+                                "asks about", file=file, line=line, field=f"metadata.{name}")
         subtask, image = str(meta["subtask"]), str(meta["image"])
         truth = str(meta.get("truth") or record.target or "").lower()
         # Extra rounds are further full passes: each round's two answers form their own pair.
