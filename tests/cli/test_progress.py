@@ -22,9 +22,12 @@ TOY = ("from mmgauge.benchmarks import registry; "
 
 
 def run_cli(*args: str) -> subprocess.Popen[str]:
+    """The CLI in a child whose Ctrl-C is the default: a CI runner that starts jobs in the background has
+    SIGINT ignored, and a child would inherit that and never see the test's Ctrl-C."""
     code = f"import sys; {TOY}; from mmgauge.cli.main import main; main(sys.argv[1:])"
     return subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def test_a_batch_log_gets_progress_lines_while_the_run_goes(tmp_path: Path) -> None:
