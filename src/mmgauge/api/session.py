@@ -55,6 +55,8 @@ class EvalSession:
         request = self.request
         spec, backend = self._backend()
         self.progress.status(f"starting model {spec.label()}")
+        if backend.stage_listener is None:  # a caller's backend may report to its own
+            backend.stage_listener = self.progress.stage
         await backend.start()
         from mmgauge.store.cache import ResponseCache, default_cache_path
 
