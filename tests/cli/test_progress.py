@@ -8,12 +8,16 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.text import Text
 
-from mmgauge.cli.progress import PlainProgress, RateWindow
+from mmgauge.backends.base import Request
+from mmgauge.cli.progress import PlainProgress, RateWindow, RichProgress
+from mmgauge.core.types import ModelResponse
 from mmgauge.testing.server import FakeOpenAIServer
 from mmgauge.testing.toy import write_toy_data
 
@@ -22,9 +26,12 @@ TOY = ("from mmgauge.benchmarks import registry; "
 
 
 def run_cli(*args: str) -> subprocess.Popen[str]:
+    """The CLI in a child whose Ctrl-C is the default: a CI runner that starts jobs in the background has
+    SIGINT ignored, and a child would inherit that and never see the test's Ctrl-C."""
     code = f"import sys; {TOY}; from mmgauge.cli.main import main; main(sys.argv[1:])"
     return subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def test_a_batch_log_gets_progress_lines_while_the_run_goes(tmp_path: Path) -> None:
@@ -80,8 +87,11 @@ def test_ctrl_c_says_how_to_resume(tmp_path: Path) -> None:
             time.sleep(0.1)
         time.sleep(1.5)
         job.send_signal(signal.SIGINT)
-        _, err = job.communicate(timeout=60)
+        out_text, err = job.communicate(timeout=60)
     assert job.returncode == 130, err
+    # The requests' last progress line says how they ended.
+    assert [line for line in out_text.splitlines() if line.startswith("requests: ")][-1].endswith(
+        "(interrupted)"), out_text
     assert "interrupted: every finished sample is kept in the run folder; run the same command to " \
            "resume" in err
     manifest = json.loads((out / "manifest.json").read_text())
@@ -108,3 +118,51 @@ def test_a_missing_key_stops_before_any_progress(tmp_path: Path, cli: Any,
         assert "NO_SUCH_KEY (the API key) is not set" in result.error_line()
         assert server.requests == 0
     assert "requests" not in result.out
+
+
+def test_the_terminal_eta_is_the_shown_rate_applied_to_what_is_left(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rich.console import Console
+
+    from mmgauge.cli import progress as module
+
+    clock = [0.0]
+    monkeypatch.setattr(module.time, "monotonic", lambda: clock[0])
+    screen = io.StringIO()
+    progress = RichProgress(Console(file=screen, force_terminal=True, width=200))
+    progress.start(122, "requests")
+    clock[0] = 10.0
+    progress.advance()  # 1 answer in 10 s: 0.1 req/s, 121 left
+    progress.finish()
+    last = Text.from_ansi(screen.getvalue()).plain.splitlines()[-1]
+    assert "0.1 req/s" in last and "ETA 20m10s" in last, last
+
+
+def test_backend_stages_get_lines_of_their_own_while_nothing_is_answered(toy: None, tmp_path: Path) -> None:
+    from mmgauge.api.evaluate import evaluate
+    from mmgauge.backends.base import stage
+    from mmgauge.backends.mock import MockBackend
+
+    class Slow(MockBackend):
+        async def generate(self, batch: Sequence[Request]) -> list[ModelResponse]:
+            with stage(self.stage_listener, "warming up"):
+                time.sleep(0.3)
+            return await super().generate(batch)
+
+    log = io.StringIO()
+    evaluate(Slow("yes"), "toy", write_toy_data(tmp_path / "data", 3), tmp_path / "run", cache=False,
+             concurrency=1, progress=PlainProgress(log, interval=0.1))
+    lines = log.getvalue().splitlines()
+    assert "warming up (started)" in lines
+    assert any(line.startswith("warming up: ") and line.endswith("so far") for line in lines)
+    assert any(line.startswith("warming up: done in ") for line in lines)
+    assert lines.index("warming up (started)") > lines.index("requests: 0/3 (0.0%), - req/s, errors 0, "
+                                                              "cache hits 0 (started)")
+
+
+def test_an_interrupted_phase_ends_with_interrupted() -> None:
+    out = io.StringIO()
+    progress = PlainProgress(out, interval=10)
+    progress.start(5, "judge (mmbench)")
+    progress.advance()
+    progress.finish("interrupted")
+    assert out.getvalue().splitlines()[-1].endswith("(interrupted)")

@@ -58,6 +58,8 @@ class EvalSession:
                                   seed=request.seed, system_prompt=request.system_prompt)
         backend.check_generation(config)  # a setting the model would refuse stops the command before any work
         self.progress.status(f"starting model {spec.label()}")
+        if backend.stage_listener is None:  # a caller's backend may report to its own
+            backend.stage_listener = self.progress.stage
         await backend.start()
         self._warn(backend)
         from mmgauge.store.cache import ResponseCache, default_cache_path

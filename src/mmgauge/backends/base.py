@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -47,6 +49,32 @@ class Request(BaseModel):
     sample_id: str | None = None
 
 
+@dataclass(frozen=True)
+class Stage:
+    """A step a backend takes on its way to answering that is long enough to show (a one-time conversion of
+    weights, loading them, the first batch): reported once as it begins and once as it ends."""
+
+    name: str
+    ended: bool = False
+
+
+#: Told of each `Stage`; it may be called from a worker thread (a local model answers in one).
+StageListener = Callable[[Stage], None]
+
+
+@contextmanager
+def stage(listener: StageListener | None, name: str) -> Iterator[None]:
+    """Report the block as the stage `name` to `listener` (nothing when there is none)."""
+    if listener is None:
+        yield
+        return
+    listener(Stage(name))
+    try:
+        yield
+    finally:
+        listener(Stage(name, ended=True))
+
+
 class Backend(ABC):
     """Base class of every model backend.
 
@@ -62,6 +90,9 @@ class Backend(ABC):
     batch_size: int = 1
     #: Whether answers may go to the response cache (a replay file is its own cache).
     cacheable: bool = True
+    #: Told of the stages of getting ready that take long (see `Stage`), by whoever shows the run's progress.
+    #: The backend itself never draws anything.
+    stage_listener: StageListener | None = None
 
     @classmethod
     @abstractmethod

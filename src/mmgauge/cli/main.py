@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from mmgauge.cli.signals import TERMINATED_STATUS, TerminateAsInterrupt
 from mmgauge.core.errors import UserError
 from mmgauge.core.secrets import scrub
 from mmgauge.datasources.limits import input_limits
@@ -22,6 +23,7 @@ INTERRUPTED_STATUS = 130
 #: A reader that went away: Python's advice, and what Click (the commands behind Typer) exits with then.
 CLOSED_OUTPUT_STATUS = 1
 INTERRUPTED = "interrupted: every finished sample is kept in the run folder; run the same command to resume"
+TERMINATED = "terminated (SIGTERM): " + INTERRUPTED.removeprefix("interrupted: ")
 
 #: Commands a plain invocation may call without Typer: (module, function) by command path.
 PLAIN_COMMANDS: dict[tuple[str, str], tuple[str, str]] = {
@@ -35,9 +37,10 @@ PLAIN_COMMANDS: dict[tuple[str, str], tuple[str, str]] = {
 def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
+    terminate = TerminateAsInterrupt()
     try:
         args, limits = _input_limits(args)
-        with input_limits(**limits):
+        with terminate, input_limits(**limits):
             plain = plain_call(args)
             if plain is not None:
                 command, values = plain
@@ -45,9 +48,8 @@ def main(argv: list[str] | None = None) -> None:
                 code = 0
             else:
                 code = _run_tree(args)
-        sys.stdout.flush()  # here, not at exit, so that a reader gone away is met below
+            sys.stdout.flush()  # here, not at exit, so that a reader gone away is met below
     except KeyboardInterrupt:
-        _say(INTERRUPTED)
         code = INTERRUPTED_STATUS
     except UserError as problem:
         if debug:
@@ -69,6 +71,10 @@ def main(argv: list[str] | None = None) -> None:
             where = f"{problem.filename}: " if getattr(problem, "filename", None) else ""
             _say(f"error: {where}{problem.strerror or problem}")
             code = 2
+    if code == INTERRUPTED_STATUS:
+        # Typer reports a Ctrl-C (or a SIGTERM turned into one) as this status, having said nothing.
+        _say(TERMINATED if terminate.received else INTERRUPTED)
+        code = TERMINATED_STATUS if terminate.received else INTERRUPTED_STATUS
     if argv is None:
         # The process ends here (this is the console script). What is alive now is freed as the interpreter
         # exits; frozen, it is left out of the interpreter's last cyclic collection, which otherwise walks
@@ -139,8 +145,6 @@ def _run_tree(args: list[str]) -> int:
     try:
         # The exact invocation reaches commands as ctx.obj, so a run's manifest records what was typed.
         code = command.main(args=args, prog_name="mmgauge", standalone_mode=False, obj={"argv": args})
-        if code == INTERRUPTED_STATUS:  # typer turns Ctrl-C into this status, saying nothing
-            _say(INTERRUPTED)
     except typer.Exit as stop:
         code = stop.exit_code
     except typer.TyperException as problem:
@@ -150,8 +154,7 @@ def _run_tree(args: list[str]) -> int:
         _say(f"error: {message}")
         code = int(getattr(problem, "exit_code", 2))
     except typer.Abort:
-        _say(INTERRUPTED)
-        code = INTERRUPTED_STATUS
+        code = INTERRUPTED_STATUS  # said by `main`
     return code if isinstance(code, int) else 0
 
 

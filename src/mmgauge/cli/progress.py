@@ -2,7 +2,11 @@
 
 On a terminal it is a rich progress bar. Without one (a batch job's log file, a pipe) it is a plain line at a
 steady interval, written and flushed whether or not anything finished since the last line, so a log shows a
-run is alive (or stuck) while it runs. Status lines (loading data, starting a model) are printed at once.
+run is alive (or stuck) while it runs. Status lines (loading data, starting a model) are printed at once. A
+backend's stages of getting ready (converting weights, loading them, the first batch) each get a line of their
+own with the time they have taken, so a long first start does not read as a stuck `0/N`. The ETA is the rate
+shown beside it applied to what is left, and the last line of a phase says how it ended (done, interrupted,
+stopped).
 """
 
 from __future__ import annotations
@@ -14,17 +18,11 @@ from collections.abc import Callable
 from typing import IO
 
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    Task,
-    TaskID,
-    TextColumn,
-    TimeRemainingColumn,
-)
+from rich.progress import BarColumn, Progress, ProgressColumn, Task, TaskID, TextColumn
 from rich.text import Text
+
+from mmgauge.backends.base import Stage
+from mmgauge.runner.progress import Outcome
 
 #: Seconds the rate is averaged over: long enough to smooth bursts (a batch finishing at once), short
 #: enough to follow a changing endpoint.
@@ -100,30 +98,52 @@ class _Counts:
         self.cached += cached
         self.rate.mark(self.done)
 
+    def eta(self) -> str | None:
+        """What is left at the rate shown (None while there is no rate or no total)."""
+        rate = self.rate.rate(self.done)
+        if not rate or self.total is None:
+            return None
+        return _duration((self.total - self.done) / rate)
+
+    def tail(self) -> str:
+        parts = [f"errors {self.errors}", f"cache hits {self.cached}"]
+        extras = self.extras()
+        return ", ".join([*parts, extras] if extras else parts)
+
     def line(self, description: str) -> str:
         rate = self.rate.rate(self.done)
         parts = [f"{description}: {self.done}" + (f"/{self.total}" if self.total is not None else "")]
         if self.total:
             parts[0] += f" ({100 * self.done / self.total:.1f}%)"
         parts.append("- req/s" if rate is None else f"{rate:.1f} req/s")
-        if rate and self.total is not None:
-            parts.append(f"ETA {_duration((self.total - self.done) / rate)}")
-        parts.append(f"errors {self.errors}")
-        parts.append(f"cache hits {self.cached}")
-        extras = self.extras()
-        if extras:
-            parts.append(extras)
+        eta = self.eta()
+        if eta is not None:
+            parts.append(f"ETA {eta}")
+        parts.append(self.tail())
         return ", ".join(parts)
 
 
-class _RateColumn(ProgressColumn):
-    def __init__(self, counts: _Counts) -> None:
+class _Column(ProgressColumn):
+    """A column of the phase's figures (from the counts, not rich's own estimates, so the ETA and the rate
+    agree); a backend's stage shows how long it has taken in its last column and nothing in the others."""
+
+    def __init__(self, counts: _Counts, what: str) -> None:
         super().__init__()
         self.counts = counts
+        self.what = what
 
     def render(self, task: Task) -> Text:
-        rate = self.counts.rate.rate(self.counts.done)
-        return Text("   - req/s" if rate is None else f"{rate:6.1f} req/s", style="cyan")
+        counts = self.counts
+        if task.fields.get("stage"):
+            return Text(f"{_duration(task.elapsed or 0)} so far" if self.what == "tail" else "", style="dim")
+        if self.what == "count":
+            return Text(f"{counts.done}" + (f"/{counts.total}" if counts.total is not None else ""))
+        if self.what == "rate":
+            rate = counts.rate.rate(counts.done)
+            return Text("   - req/s" if rate is None else f"{rate:6.1f} req/s", style="cyan")
+        if self.what == "eta":
+            return Text(f"ETA {counts.eta() or '-'}")
+        return Text(counts.tail())
 
 
 class _Watching:
@@ -131,12 +151,25 @@ class _Watching:
 
     def __init__(self) -> None:
         self._counts = _Counts()
+        #: The backend's stages under way, by name: when each began.
+        self._stages: dict[str, float] = {}
 
     def watch_concurrency(self, live: Callable[[], int | None]) -> None:
         self._counts.live = live
 
     def watch_retries(self, failed_attempts: Callable[[], int | None]) -> None:
         self._counts.attempts = failed_attempts
+
+    def _began(self, stage: Stage) -> float | None:
+        """When `stage` began (None when it begins now); its start is remembered until it ends."""
+        if stage.ended:
+            return self._stages.pop(stage.name, None)
+        self._stages[stage.name] = time.monotonic()
+        return None
+
+    def _ended_line(self, stage: Stage, began: float | None) -> str:
+        took = f" in {_duration(time.monotonic() - began)}" if began is not None else ""
+        return f"{stage.name}: done{took}"
 
 
 class RichProgress(_Watching):
@@ -148,6 +181,8 @@ class RichProgress(_Watching):
         self._counts.live = extra
         self._progress: Progress | None = None
         self._task: TaskID | None = None
+        self._stage_tasks: dict[str, TaskID] = {}
+        self._description = ""
 
     def status(self, text: str) -> None:
         self._console.print(Text(text, style="yellow" if text.startswith("warning:") else "dim"))
@@ -156,35 +191,51 @@ class RichProgress(_Watching):
         if total == 0:
             return
         self._counts.reset(total)
+        counts = self._counts
+        self._description = description
         self._progress = Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),
-            MofNCompleteColumn() if total is not None else TextColumn("{task.completed}"),
-            _RateColumn(self._counts),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
-            TextColumn(
-                "errors [red]{task.fields[errors]}[/] cache hits [green]{task.fields[cached]}[/]"
-                "{task.fields[extra]}"
-            ),
+            _Column(counts, "count"),
+            _Column(counts, "rate"),
+            _Column(counts, "eta"),
+            _Column(counts, "tail"),
             console=self._console,
             transient=False,
         )
         self._progress.start()
-        self._task = self._progress.add_task(description, total=total, errors=0, cached=0, extra="")
+        self._task = self._progress.add_task(description, total=total)
+        for name in self._stages:  # a stage that began before this phase goes on inside it
+            self._stage_tasks[name] = self._progress.add_task(name, total=None, stage=True)
 
     def advance(self, *, cached: bool = False, failed: bool = False) -> None:
         if self._progress is None or self._task is None:
             return
-        counts = self._counts
-        counts.advance(cached, failed)
-        extras = counts.extras()
-        extra = f" {extras}" if extras else ""
-        self._progress.update(self._task, advance=1, errors=counts.errors, cached=counts.cached, extra=extra)
+        self._counts.advance(cached, failed)
+        self._progress.update(self._task, advance=1)
 
-    def finish(self) -> None:
+    def stage(self, stage: Stage) -> None:
+        began = self._began(stage)
+        progress = self._progress
+        if not stage.ended:
+            if progress is not None:
+                self._stage_tasks[stage.name] = progress.add_task(stage.name, total=None, stage=True)
+            else:
+                self.status(f"{stage.name} ...")
+            return
+        task = self._stage_tasks.pop(stage.name, None)
+        if progress is not None and task is not None:
+            progress.remove_task(task)
+        self.status(self._ended_line(stage, began))
+
+    def finish(self, outcome: Outcome = "done") -> None:
         if self._progress is not None:
+            for task in self._stage_tasks.values():
+                self._progress.remove_task(task)
+            if outcome != "done" and self._task is not None:
+                self._progress.update(self._task, description=f"{self._description} ({outcome})")
             self._progress.stop()
+        self._stage_tasks.clear()
         self._progress = None
         self._task = None
 
@@ -224,17 +275,24 @@ class PlainProgress(_Watching):
     def _tick(self, stop: threading.Event) -> None:
         while not stop.wait(self._interval):
             self._write(self._counts.line(self._description))
+            now = time.monotonic()
+            for name, began in list(self._stages.items()):
+                self._write(f"{name}: {_duration(now - began)} so far")
 
     def advance(self, *, cached: bool = False, failed: bool = False) -> None:
         self._counts.advance(cached, failed)
 
-    def finish(self) -> None:
+    def stage(self, stage: Stage) -> None:
+        began = self._began(stage)
+        self._write(self._ended_line(stage, began) if stage.ended else f"{stage.name} (started)")
+
+    def finish(self, outcome: Outcome = "done") -> None:
         if self._stop is None or self._thread is None:
             return
         self._stop.set()
         self._thread.join()
         self._stop = self._thread = None
-        self._write(self._counts.line(self._description) + " (done)")
+        self._write(self._counts.line(self._description) + f" ({outcome})")
 
 
 def progress_for(console: Console, interval: float) -> RichProgress | PlainProgress:

@@ -42,5 +42,7 @@ class Judge:
         if response.error is not None or response.text is None:
             raise JudgeUnavailable(response.error or "empty judge reply")
         if self.cache is not None:
-            self.cache.put(key, response)
+            # Committed now, not with the next batch: a stopped judge pass is resumed from the cache, and a
+            # verdict left in the buffer would be paid for again.
+            self.cache.put_now(key, response)
         return response.text

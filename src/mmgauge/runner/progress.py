@@ -4,7 +4,19 @@ sink draws it (`cli/progress.py`), the Python API's default says nothing."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import Literal, Protocol
+
+from mmgauge.backends.base import Stage
+
+#: How a phase ended: all of it, stopped by Ctrl-C or SIGTERM, or stopped by an error.
+Outcome = Literal["done", "interrupted", "stopped"]
+
+
+def outcome_of(error: BaseException) -> Outcome:
+    """How a phase that `error` ended went, for its last progress line."""
+    import asyncio
+
+    return "interrupted" if isinstance(error, KeyboardInterrupt | asyncio.CancelledError) else "stopped"
 
 
 class ProgressSink(Protocol):
@@ -20,7 +32,10 @@ class ProgressSink(Protocol):
 
     def advance(self, *, cached: bool = False, failed: bool = False) -> None: ...
 
-    def finish(self) -> None: ...
+    def finish(self, outcome: Outcome = "done") -> None: ...
+
+    def stage(self, stage: Stage) -> None:
+        """A backend began or ended a stage of getting ready (it may call from a worker thread)."""
 
 
 class NullProgress:
@@ -41,5 +56,8 @@ class NullProgress:
     def advance(self, *, cached: bool = False, failed: bool = False) -> None:
         pass
 
-    def finish(self) -> None:
+    def finish(self, outcome: Outcome = "done") -> None:
+        pass
+
+    def stage(self, stage: Stage) -> None:
         pass

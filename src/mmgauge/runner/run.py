@@ -37,7 +37,7 @@ from mmgauge.extraction.judge import Judge
 from mmgauge.extraction.reasoning import strip_reasoning
 from mmgauge.runner.executor import Executor, LocalExecutor
 from mmgauge.runner.images import ImageLedger
-from mmgauge.runner.progress import NullProgress, ProgressSink
+from mmgauge.runner.progress import NullProgress, ProgressSink, outcome_of
 from mmgauge.runner.scoring import BenchCounts, score_benchmark, stored_entry
 from mmgauge.store.cache import ResponseCache, request_fingerprint
 from mmgauge.store.manifest import ManifestStore
@@ -126,8 +126,12 @@ class Runner:
             self.progress.start(len(plan.pending), "requests")
             try:
                 await self._dispatch(plan, log, existing)
-            finally:
+            except BaseException as error:
+                self.progress.finish(outcome_of(error))
+                raise
+            else:
                 self.progress.finish()
+            finally:
                 manifest.touch()
         self.images.write_thumbnails()
         return await self._score_all(runs, existing, plan, manifest)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from mmgauge.core.types import DatasetEntry, Sample, SampleRecord
 from mmgauge.extraction.judge import Judge
 from mmgauge.extraction.methods import JUDGE_FAILED
-from mmgauge.runner.progress import ProgressSink
+from mmgauge.runner.progress import ProgressSink, outcome_of
 from mmgauge.store.results import BenchmarkResults, ErrorCount, merge_errors
 from mmgauge.store.run_folder import RunFolder
 
@@ -44,10 +44,16 @@ async def score_benchmark(
         judge.on_call = lambda cached: progress.advance(cached=cached)
     try:
         resolved = [_await_judge(record) for record in await bench.resolve(records, samples, judge)]
+    except BaseException as error:
+        if judge is not None:
+            progress.finish(outcome_of(error))
+        raise
+    else:
+        if judge is not None:
+            progress.finish()
     finally:
         if judge is not None:
             judge.on_call = None
-            progress.finish()
     result = bench.score(resolved)
     outputs = bench.write_outputs(resolved, run.dataset, result, folder.path)
     expected = len(run.dataset.samples) * bench.options.rounds

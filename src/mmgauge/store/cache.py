@@ -73,7 +73,8 @@ class CacheStats(BaseModel):
 
 #: Puts written per SQLite transaction: one transaction per answer would cost more than the answer's
 #: whole bookkeeping. A full batch is committed by a writer thread while the next one fills, so a kill loses
-#: at most twice this many cache entries, never an answer (the run log has it).
+#: at most twice this many cache entries, never a model's answer (the run log has it); a judge's verdicts,
+#: logged nowhere else, are committed one by one (`put_now`).
 PUT_BATCH = 256
 #: Keys looked up per query when many are asked at once.
 GET_BATCH = 500
@@ -159,6 +160,12 @@ class ResponseCache:
                 self._write_behind()
             else:
                 self.flush()
+
+    def put_now(self, key: str, response: ModelResponse, model: str = "") -> None:
+        """`put`, committed at once: for answers kept nowhere else (a judge's verdicts have no run log), so a
+        killed run loses none of them. A commit costs about a millisecond; each such answer cost a call."""
+        self.put(key, response, model)
+        self.flush()
 
     @contextmanager
     def writing_behind(self) -> Iterator[None]:

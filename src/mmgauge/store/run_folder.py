@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from mmgauge.core.errors import UserError
+from mmgauge.core.writing import naming
 
 if TYPE_CHECKING:
     # Imported where used: asking what a folder holds (`has_records`, `has_results`) must stay cheap, as
@@ -54,7 +55,12 @@ def write_atomic(path: Path, content: str | bytes) -> None:
     """Write `content` (text as UTF-8, or bytes as they are) to `path` through a temporary file and a rename:
     readers see the old or the new file."""
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
+    try:
+        with naming(path):  # the file meant, not its temporary twin
+            tmp.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
+    except OSError:
+        tmp.unlink(missing_ok=True)  # a half-written twin would only take room
+        raise
     os.replace(tmp, path)
 
 
@@ -270,9 +276,7 @@ class RunFolder:
     def write_thumbnail(self, sha256: str, jpeg: bytes) -> None:
         target = self.thumbnail(sha256)
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(target.name + ".tmp")
-        tmp.write_bytes(jpeg)
-        os.replace(tmp, target)
+        write_atomic(target, jpeg)
 
     def sample_data_dir(self, benchmark: str) -> Path:
         return self.path / _SAMPLE_DATA / benchmark

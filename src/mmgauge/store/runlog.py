@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import SampleRecord
+from mmgauge.core.writing import naming
 
 
 def _complete_length(path: Path) -> int:
@@ -106,14 +107,16 @@ class RunLog:
     def append(self, record: SampleRecord) -> Span:
         """Write the record's line and flush it; where the line is (see `read_spans`)."""
         line = (record.model_dump_json() + "\n").encode("utf-8")
-        self._handle.write(line)
-        self._handle.flush()
+        with naming(self.path):
+            self._handle.write(line)
+            self._handle.flush()
         span = (self._end, len(line))
         self._end += len(line)
         return span
 
     def close(self) -> None:
-        self._handle.close()
+        with naming(self.path):  # what a failed write left buffered is tried once more
+            self._handle.close()
 
     def __enter__(self) -> RunLog:
         return self

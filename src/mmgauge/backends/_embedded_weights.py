@@ -1,0 +1,69 @@
+"""The embedded engine's text model weights: the bundled GGUF, converted once to safetensors, loaded.
+
+Parsing and dequantizing the GGUF takes ~30 s (minutes on a slow machine); the same float32 weights saved as
+safetensors load in about a second, with identical answers. The copy is made once, atomically.
+torch and transformers are imported only inside these functions.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+from mmgauge.backends._quiet import no_transformers_progress_bars
+
+
+def _set_threads(threads: int | None) -> None:
+    import torch
+
+    if threads is not None:
+        torch.set_num_threads(threads)
+
+
+def convert_gguf(path: Path, converted: Path, threads: int | None) -> tuple[Any, Any]:
+    """(tokenizer, model) read from the GGUF at `path`, also kept as safetensors at `converted`."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    _set_threads(threads)
+    directory, name = str(path.parent), path.name
+    with no_transformers_progress_bars():
+        tokenizer: Any = AutoTokenizer.from_pretrained(directory, gguf_file=name, local_files_only=True)
+        model: Any = AutoModelForCausalLM.from_pretrained(directory, gguf_file=name, local_files_only=True)
+    model.to(torch.float32)  # the GGUF is dequantized; float32 keeps answers the same on every CPU
+    _save_converted(tokenizer, model, converted)
+    return tokenizer, model
+
+
+def load_converted(converted: Path, threads: int | None) -> tuple[Any, Any]:
+    """(tokenizer, model) from the safetensors copy `convert_gguf` made."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    _set_threads(threads)
+    tokenizer: Any = AutoTokenizer.from_pretrained(str(converted), local_files_only=True)
+    model: Any = AutoModelForCausalLM.from_pretrained(str(converted), local_files_only=True,
+                                                      dtype=torch.float32)
+    return tokenizer, model
+
+
+def _save_converted(tokenizer: Any, model: Any, target: Path) -> None:
+    """Keep a safetensors copy for fast loads; a failure only costs speed next time."""
+    from safetensors.torch import save_model
+
+    staging = target.with_name(f"{target.name}.tmp-{os.getpid()}")
+    try:
+        staging.mkdir(parents=True, exist_ok=True)
+        # transformers refuses save_pretrained on a GGUF-loaded model; the weights are plain float32 tensors,
+        # so the config (without the GGUF marker) and the tensors are written directly.
+        config = model.config.to_dict()
+        config.pop("quantization_config", None)
+        (staging / "config.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
+        save_model(model, str(staging / "model.safetensors"), metadata={"format": "pt"})
+        tokenizer.save_pretrained(str(staging))
+        os.replace(staging, target)
+    except (OSError, ValueError, RuntimeError):
+        shutil.rmtree(staging, ignore_errors=True)
