@@ -97,6 +97,7 @@ class EvalSession:
 
     def _benchmark_runs(self) -> list[BenchmarkRun]:
         from mmgauge.benchmarks.registry import benchmark_names, get_benchmark
+        from mmgauge.benchmarks.sample_check import is_builtin_sample
         from mmgauge.datasources.locate import resolve_data
 
         request = self.request
@@ -119,7 +120,9 @@ class EvalSession:
             dataset = bench.load(path)
             dataset = dataset.model_copy(update={"source": str(Path(dataset.source).resolve())})
             selected = bench.select(dataset.samples, request.limit) if request.limit is not None else None
-            runs.append(BenchmarkRun(bench, dataset, selected, builtin_sample=given is None))
+            # Data written by `mmgauge sample` and given back is the built-in sample all the same.
+            builtin = given is None or is_builtin_sample(bench, dataset)
+            runs.append(BenchmarkRun(bench, dataset, selected, builtin_sample=builtin))
         return runs
 
     def _settings(self) -> dict[str, Any]:
