@@ -35,7 +35,9 @@ def test_a_file_sample_into_an_existing_folder_says_what_to_pass(cli: Any, tmp_p
 
 
 @pytest.mark.parametrize("bench", ["mme", "mmbench", "m3gia"])
-def test_the_sample_given_back_with_data_is_labelled_as_sample_data(cli: Any, tmp_path: Path, bench: str) -> None:
+def test_the_sample_given_back_with_data_is_labelled_as_sample_data(
+    cli: Any, tmp_path: Path, bench: str
+) -> None:
     out = tmp_path / "moved" / bench  # anywhere: recognised by content, not by path
     assert cli("sample", bench, "--out", out).code == 0
     run = cli("run", "--model", "mock:Yes", "--bench", bench, "--data", out, "--out", tmp_path / "run",
