@@ -64,7 +64,8 @@ def kappa_text(kappa: Kappa | None, raters: tuple[str, str] = ("first rater", "s
     if kappa.kappa is None or kappa.low is None or kappa.high is None:
         why = " and ".join(f"{name} said {single!r} to every item"
                            for name, single in zip(raters, kappa.single_category, strict=True) if single)
-        return f"kappa undefined ({why or 'one category'}: no agreement beyond chance to measure); {agreement}"
+        return (f"kappa undefined ({why or 'one category'}: no agreement beyond chance to measure); "
+                f"{agreement}")
     return (f"kappa {kappa.kappa:.3f} ({100 * kappa.level:g}% CI {kappa.low:.3f} to {kappa.high:.3f}); "
             f"{agreement}")
 
