@@ -107,3 +107,14 @@ def test_export_then_score_matches_scoring_the_run(app: typer.Typer, tmp_path: P
 def test_export_without_records(app: typer.Typer, tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["export", "mme", str(tmp_path), "--official", str(tmp_path / "o")])
     assert isinstance(result.exception, UserError) and "samples.jsonl" in str(result.exception)
+
+
+def test_the_score_table_shows_the_yes_ratio_in_percent_as_every_other_view(
+    app: typer.Typer, tmp_path: Path
+) -> None:
+    result = CliRunner().invoke(app, ["score", "mme", str(always_yes(tmp_path / "res"))],
+                                env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "yes %" in result.stdout
+    existence = next(line for line in result.stdout.splitlines() if "existence" in line)
+    assert "100.0%" in existence and "1.00" not in existence
