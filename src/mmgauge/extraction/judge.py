@@ -42,6 +42,6 @@ class Judge:
         if response.error is not None or response.text is None:
             raise JudgeUnavailable(response.error or "empty judge reply")
         if self.cache is not None:
-            # Under the judge model's name, as a run's answers are under theirs (`cache stats`, `cache clear`).
+            # Under the judge model's name, as a run's answers are (`cache stats`, `cache clear`).
             self.cache.put(key, response, self.backend.fingerprint())
         return response.text
