@@ -103,6 +103,7 @@ class EvalSession:
     def _benchmark_runs(self) -> list[BenchmarkRun]:
         from mmgauge.benchmarks.base import no_sample_message
         from mmgauge.benchmarks.registry import benchmark_names, get_benchmark
+        from mmgauge.benchmarks.sample_check import is_builtin_sample
         from mmgauge.datasources.confine import loaded_path
         from mmgauge.datasources.locate import resolve_data
 
@@ -131,7 +132,9 @@ class EvalSession:
             dataset = bench.load(path)
             dataset = dataset.model_copy(update={"source": str(loaded_path(Path(dataset.source)))})
             selected = bench.select(dataset.samples, request.limit) if request.limit is not None else None
-            runs.append(BenchmarkRun(bench, dataset, selected, builtin_sample=given is None))
+            # Data written by `mmgauge sample` and given back is the built-in sample all the same.
+            builtin = given is None or is_builtin_sample(bench, dataset)
+            runs.append(BenchmarkRun(bench, dataset, selected, builtin_sample=builtin))
         return runs
 
     def _settings(self) -> dict[str, Any]:

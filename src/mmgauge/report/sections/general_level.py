@@ -24,7 +24,8 @@ def _validate(result: dict[str, Any]) -> None:
 
 
 def _reached(view: LevelView) -> str:
-    return "none (no level above 0)" if view.highest_level is None else f"Level-{view.highest_level}"
+    reached = "none (no level above 0)" if view.highest_level is None else f"Level-{view.highest_level}"
+    return f"{reached} [{', '.join(view.labels)}]" if view.labels else reached
 
 
 def _cards(bench: BenchView) -> list[Card]:
@@ -54,7 +55,7 @@ def _tables(bench: BenchView) -> list[Table]:
 
 def _body(bench: BenchView) -> str:
     v = _view(bench)
-    parts: list[str] = []
+    parts: list[str] = [note(f"{text}: these levels and wins inherit that.", warn=True) for text in v.caveats]
     names = list(v.modalities)
     supported = sum(m.supported for m in v.modalities.values())
     total = sum(m.total for m in v.modalities.values())

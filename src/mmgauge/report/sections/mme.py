@@ -113,9 +113,14 @@ def _bias_chart(r: MMEResult, names: list[str]) -> str:
               for n in names]
     colors = [plots.WARN if answer_bias(v) else plots.PALETTE[4] for v in ratios]
     return plots.hbars(
-        names, {"yes-ratio": ratios}, title="Share of 'yes' among yes/no answers",
-        xlabel="yes / (yes + no)", xmax=1.0, reference=(0.5, "truth (0.5)"), colors=colors,
+        names, {"yes %": [_percent(v) for v in ratios]}, title="Share of 'yes' among yes/no answers",
+        xlabel="yes % of yes/no answers", xmax=100.0, reference=(50.0, "truth (50%)"), colors=colors,
     )
+
+
+def _percent(ratio: float | None) -> float | None:
+    """The yes-ratio as people read it everywhere (percent); results JSON keeps the 0..1 fraction."""
+    return None if ratio is None else 100.0 * ratio
 
 
 def _tables(bench: BenchView) -> list[Table]:
@@ -125,10 +130,10 @@ def _tables(bench: BenchView) -> list[Table]:
         s = r.subtasks[name]
         rows.append([
             name, "cognition" if name in COGNITION else "perception", s.acc, s.acc_plus, s.score,
-            s.yes_ratio if _read(s.questions, s.other) else None, s.questions, s.images, s.other, s.failed,
-            s.complete,
+            _percent(s.yes_ratio) if _read(s.questions, s.other) else None, s.questions, s.images, s.other,
+            s.failed, s.complete,
         ])
-    subtasks = Table("mme_subtasks", ["subtask", "part", "acc", "acc+", "score", "yes / (yes+no)",
+    subtasks = Table("mme_subtasks", ["subtask", "part", "acc", "acc+", "score", "yes % of yes/no",
                                       "questions", "images", "unreadable", "failed", "complete"], rows)
     totals = Table("mme_totals", ["part", "score", "max", "ci_low", "ci_high", "partial"], [
         [name, t.score, t.max, t.ci_low, t.ci_high, t.partial]
@@ -140,7 +145,7 @@ def _tables(bench: BenchView) -> list[Table]:
 def _leaderboard(bench: BenchView) -> dict[str, float | None]:
     r = _result(bench)
     return {"MME perception": r.perception.score, "MME cognition": r.cognition.score,
-            "MME yes-ratio": yes_ratio(r)}
+            "MME yes %": _percent(yes_ratio(r))}
 
 
 def _category(row: Row) -> str:
