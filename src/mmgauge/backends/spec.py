@@ -9,6 +9,8 @@ Grammar (case-sensitive backend names):
     anthropic:MODEL[@URL]         the Anthropic Messages API (default URL https://api.anthropic.com; also
                                   several URLs with |). A model id may itself contain @ (Vertex style):
                                   only a trailing @http(s)://... is read as the URL
+    gemini:MODEL[@URL]            the Gemini API (default URL https://generativelanguage.googleapis.com;
+                                  several URLs with |, a trailing @URL read as anthropic: reads it)
     hf:PATH_OR_REPO_ID            a local transformers checkpoint folder, or a repo id in the local HF cache
     vllm:PATH_OR_REPO_ID          the same, run by vLLM's offline engine on CUDA GPUs (the `vllm` extra);
                                   engine settings (tensor_parallel_size, ...) go in a config file's options
@@ -52,6 +54,9 @@ from mmgauge.core.types import ModelSpec
 
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
 ANTHROPIC_URL = "https://api.anthropic.com"
+GEMINI_URL = "https://generativelanguage.googleapis.com"
+#: Backends whose URL is optional (`NAME:MODEL[@URL]`), with the URL used without one.
+DEFAULT_URLS = {"anthropic": ANTHROPIC_URL, "gemini": GEMINI_URL}
 
 
 def parse_spec(text: str) -> tuple[ModelSpec, dict[str, Any]]:
@@ -71,13 +76,13 @@ def parse_spec(text: str) -> tuple[ModelSpec, dict[str, Any]]:
         if not at or not model or not url:
             raise UserError(f"'{text}' is not of the form openai:MODEL@BASE_URL", field="--model")
         return _endpoint_spec("openai", model, url), {}
-    if backend == "anthropic":
+    if backend in DEFAULT_URLS:
         model, at, url = rest.rpartition("@")
         if not at or not url.startswith(("http://", "https://")):
-            model, url = rest, ANTHROPIC_URL  # no URL, or an @ inside the model id
+            model, url = rest, DEFAULT_URLS[backend]  # no URL, or an @ inside the model id
         if not model:
-            raise UserError(f"'{text}' is not of the form anthropic:MODEL[@URL]", field="--model")
-        return _endpoint_spec("anthropic", model, url), {}
+            raise UserError(f"'{text}' is not of the form {backend}:MODEL[@URL]", field="--model")
+        return _endpoint_spec(backend, model, url), {}
     if backend in ("hf", "replay"):
         if not rest:
             raise UserError(f"'{text}' needs a path: {backend}:PATH", field="--model")
@@ -90,7 +95,8 @@ def parse_spec(text: str) -> tuple[ModelSpec, dict[str, Any]]:
     if plugin is not None:
         return plugin, {}
     raise UserError(
-        f"unknown model spec '{text}'; use embedded, openai:MODEL@URL, anthropic:MODEL[@URL], hf:PATH, "
+        f"unknown model spec '{text}'; use embedded, openai:MODEL@URL, anthropic:MODEL[@URL], "
+        "gemini:MODEL[@URL], hf:PATH, "
         "vllm:PATH, replay:FILE, mock[:TEXT], an installed plug-in's NAME:..., or a .yaml/.json model config "
         "file",
         field="--model",
