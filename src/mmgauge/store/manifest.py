@@ -85,6 +85,7 @@ class ManifestStore:
         command: list[str],
         backend: dict[str, Any] | None = None,
         executor: dict[str, Any] | None = None,
+        config: dict[str, Any] | None = None,
     ) -> ManifestStore:
         folder = out_dir if isinstance(out_dir, RunFolder) else RunFolder(out_dir)
         fresh = RunManifest(
@@ -102,6 +103,7 @@ class ManifestStore:
             updated_at=now(),
             host=host_info(),
             command=command,
+            config=config,
         )
         if not folder.has_manifest():
             folder.path.mkdir(parents=True, exist_ok=True)
@@ -128,6 +130,7 @@ class ManifestStore:
                 "backend": fresh.backend,
                 "executor": fresh.executor,
                 "libraries": fresh.libraries,
+                "config": config,
             }
         )
         return cls(resumed, folder)
