@@ -135,6 +135,7 @@ PARTS: dict[str, Callable[[_Tree], None]] = {
     "score m3gia": _m3gia,
     "score level": _level,
     "schema": _module_register("mmgauge.cli.schema"),
+    "completion": _module_register("mmgauge.cli.completion"),
 }
 #: Paths served by the same part as another one.
 PART_ALIASES: dict[str, str] = {"export mme": "score mme", "export mmbench": "score mmbench",
