@@ -5,6 +5,10 @@ A file gives any of the fields; what it leaves out keeps its default. Settings g
 line's flags, `request_from_config`'s `overrides`) win over the file's. Every run folder's manifest records
 the merged configuration of its latest run (`recorded_config`), so `mmgauge run --config RUN/manifest.json`
 (or `--config RUN`) asks the same requests again.
+
+Relative paths in a file are read from the current directory, as the same flags' are; a manifest records
+absolute ones. The command line's display and export flags (progress, logging, `--log wandb`) are not run
+settings and stay flags.
 """
 
 from __future__ import annotations

@@ -108,8 +108,12 @@ class RunLog(logging.Handler):
         super().close()
 
 
-def attach_run_log(path: Path) -> Callable[[], None]:
-    """Log DEBUG records to `path` until the returned function is called."""
+def attach_run_log(path: Path, *, make_folder: bool = False) -> Callable[[], None]:
+    """Log DEBUG records to `path` (`none`: nowhere) until the returned function is called."""
+    if str(path).lower() == "none":
+        return lambda: None
+    if make_folder:
+        path.parent.mkdir(parents=True, exist_ok=True)
     root = logging.getLogger(ROOT)
     handler = RunLog(path)
     root.addHandler(handler)

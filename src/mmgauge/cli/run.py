@@ -170,8 +170,10 @@ def register(app: typer.Typer) -> None:
             None, "--log-file",
             help="Append the run's DEBUG log here (default: mmgauge.log in the run folder; 'none': no file).",
         ),
-        verbose: int = typer.Option(0, "--verbose", "-v", count=True, help="As `mmgauge -v`."),
-        quiet: int = typer.Option(0, "--quiet", "-q", count=True, help="As `mmgauge -q`."),
+        verbose: int = typer.Option(0, "--verbose", "-v", count=True, show_default=False,
+                                    help="As `mmgauge -v`."),
+        quiet: int = typer.Option(0, "--quiet", "-q", count=True, show_default=False,
+                                  help="As `mmgauge -q`."),
         log_level: LogLevel | None = typer.Option(
             None, "--log-level", case_sensitive=False, help="As `mmgauge --log-level`."
         ),
@@ -200,13 +202,11 @@ def register(app: typer.Typer) -> None:
         request = request_from_fields(merge_run_config(file, given_flags(ctx, file)),
                                       command=["mmgauge", *(obj.get("argv") or sys.argv[1:])])
         out = request.out
+        # The run folder's log waits for the run to make the folder; a file named outright gets one now.
         if log_file is None:
             detach = attach_run_log(RunFolder(out).log_file())
-        elif log_file.name.lower() == "none" and len(log_file.parts) == 1:
-            detach = lambda: None  # noqa: E731 (the same call either way, below)
         else:
-            log_file.parent.mkdir(parents=True, exist_ok=True)
-            detach = attach_run_log(log_file)
+            detach = attach_run_log(log_file, make_folder=True)
         try:
             shown_progress = progress_for(console, progress_every) if quiet == 0 else NullProgress()
             results = asyncio.run(evaluate_async(request, progress=LoggedProgress(shown_progress)))

@@ -39,9 +39,9 @@ def _root(
         False, "--version", callback=_version, is_eager=True, help="Print the version."
     ),
     debug: bool = typer.Option(False, "--debug", help="Show full tracebacks for errors."),
-    verbose: int = typer.Option(0, "--verbose", "-v", count=True,
+    verbose: int = typer.Option(0, "--verbose", "-v", count=True, show_default=False,
                                 help="More log detail on stderr: -v info, -vv debug."),
-    quiet: int = typer.Option(0, "--quiet", "-q", count=True,
+    quiet: int = typer.Option(0, "--quiet", "-q", count=True, show_default=False,
                               help="No progress or status lines (-q); errors only (-qq)."),
     log_level: LogLevel | None = typer.Option(
         None, "--log-level", case_sensitive=False, help="Log level on stderr (overrides -v and -q)."
