@@ -39,11 +39,9 @@ names the environment variable to read.
 from __future__ import annotations
 
 import difflib
-import json
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from mmgauge.backends._urls import split_urls
@@ -51,6 +49,7 @@ from mmgauge.backends.base import BackendSettings
 from mmgauge.backends.request_options import RequestOptions
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import ModelSpec
+from mmgauge.core.yaml_files import read_yaml_or_json
 
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
 ANTHROPIC_URL = "https://api.anthropic.com"
@@ -126,23 +125,6 @@ def _endpoint_spec(backend: str, model: str, url: str) -> ModelSpec:
 _TOP_LEVEL = (*ModelSpec.model_fields, "spec", "settings", "request")
 
 
-class _AliasRefused(Exception):
-    def __init__(self, line: int, anchor: str) -> None:
-        super().__init__(anchor)
-        self.line = line
-        self.anchor = anchor
-
-
-class _NoAliasLoader(yaml.SafeLoader):
-    """A safe loader that refuses aliases: an alias bomb cannot expand, and config files stay explicit."""
-
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):
-            event: Any = self.peek_event()  # type: ignore[no-untyped-call]  # PyYAML's stubs leave it untyped
-            raise _AliasRefused(event.start_mark.line + 1, str(getattr(event, "anchor", "")))
-        return super().compose_node(parent, index)
-
-
 def _unknown(kind: str, key: object, known: tuple[str, ...] | list[str]) -> str:
     close = difflib.get_close_matches(str(key), [str(k) for k in known], n=1)
     hint = f" (did you mean '{close[0]}'?)" if close else f"; known: {', '.join(known)}"
@@ -152,19 +134,7 @@ def _unknown(kind: str, key: object, known: tuple[str, ...] | list[str]) -> str:
 def _read_config(path: Path) -> Any:
     if not path.is_file():
         raise UserError("model config file not found", file=str(path))
-    try:
-        raw = path.read_text(encoding="utf-8")
-        if path.suffix == ".json":
-            return json.loads(raw)
-        return yaml.load(raw, Loader=_NoAliasLoader)  # a SafeLoader subclass
-    except _AliasRefused as refused:
-        raise UserError(
-            f"YAML aliases (*{refused.anchor}) are not allowed in a model config; write the value out",
-            file=str(path),
-            line=refused.line,
-        ) from None
-    except (json.JSONDecodeError, yaml.YAMLError, UnicodeDecodeError) as error:
-        raise UserError(f"cannot parse model config: {error}".splitlines()[0], file=str(path)) from None
+    return read_yaml_or_json(path, what="model config")
 
 
 def _load_config_file(path: Path) -> tuple[ModelSpec, dict[str, Any]]:

@@ -36,6 +36,11 @@ PLAIN_COMMANDS: dict[tuple[str, str], tuple[str, str]] = {
 
 def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
+    instruction = os.environ.get("_MMGAUGE_COMPLETE")
+    if instruction:  # a TAB in a shell that sourced `mmgauge completion SHELL` (Click's protocol)
+        from mmgauge.cli.completion import complete
+
+        sys.exit(complete(instruction))
     debug = "--debug" in args
     terminate = TerminateAsInterrupt()
     try:
