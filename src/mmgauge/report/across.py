@@ -112,11 +112,15 @@ def _scatter(lined: Lined, runs: list[RunView], other: int) -> str:
     base = [lined.point(0, label) for label in labels]
     them = [lined.point(other, label) for label in labels]
     ns = [with_n(label, [a.n, b.n]) for label, a, b in zip(labels, base, them, strict=True)]
-    both = sum(1 for a, b in zip(base, them, strict=True) if a.value is not None and b.value is not None)
+    both = [(a, b) for a, b in zip(base, them, strict=True) if a.value is not None and b.value is not None]
+    counts = sorted({p.n for pair in both for p in pair if p.n is not None})
+    spread = ""
+    if counts:
+        spread = f", n={counts[0]} each" if len(counts) == 1 else f", n={counts[0]}–{counts[-1]} each"
     return plots.scatter(
         ns, [p.value for p in base], [p.value for p in them],
         xerr=[p.interval for p in base], yerr=[p.interval for p in them], top=lined.first.top,
-        title=f"{lined.first.title}\nrun {other + 1} vs run 1 ({both} categories with both)",
+        title=f"{lined.first.title}\nrun {other + 1} vs run 1: {len(both)} categories{spread}",
         xlabel=f"{run_name(0, runs[0])}, {lined.first.axis}",
         ylabel=f"{run_name(other, runs[other])}, {lined.first.axis}",
     )
@@ -157,7 +161,7 @@ def across_section(runs: list[RunView], tables: list[Table]) -> str:
         if missing:
             parts.append(note(f"Not in run(s) {', '.join(missing)}: they have no bars here."))
         parts.append(figure_row(*_charts(lined, runs)) if plots.available() else note(plots.MISSING))
-        parts.append(collapsed(table, "values behind the chart"))
+        parts.append(collapsed(table, "categories: the values behind the charts"))
         parts.append("</div>")
     parts.append("</section>")
     return "".join(parts)

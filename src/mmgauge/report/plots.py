@@ -65,7 +65,8 @@ def _img(fig: Figure, alt: str) -> str:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="svg", metadata={"Date": None})
     data = base64.b64encode(buffer.getvalue()).decode("ascii")
-    return f'<img class="chart" alt="{escape(alt)}" src="data:image/svg+xml;base64,{data}">'
+    alt = escape(alt.replace("\n", ": "))  # a title's line break, on one line
+    return f'<img class="chart" alt="{alt}" src="data:image/svg+xml;base64,{data}">'
 
 
 def _title(ax: Axes, title: str, width: int = 56) -> None:
