@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from mmgauge.report import plots
+from mmgauge.report.breakdown import with_n
 from mmgauge.report.level_view import LevelView
 from mmgauge.report.load import BenchView
 from mmgauge.report.sections.base import Card, Section, charts, note
@@ -65,13 +66,15 @@ def _body(bench: BenchView) -> str:
     if names:
         parts.append(charts(
             lambda: plots.hbars(
-                names, {"Level-2": [v.modalities[n].level2 for n in names],
-                        "Level-3": [v.modalities[n].level3 for n in names],
-                        "Level-4": [v.modalities[n].level4 for n in names]},
-                title="General-Level per modality", xlabel="score",
+                [with_n(n, [v.modalities[n].total]) for n in names],
+                {"Level-2": [v.modalities[n].level2 for n in names],
+                 "Level-3": [v.modalities[n].level3 for n in names],
+                 "Level-4": [v.modalities[n].level4 for n in names]},
+                title="General-Level per modality", xlabel="score (n: tasks)",
             ),
             lambda: plots.vbars(["L2", "L3", "L4", "L5 x100"], [v.level2, v.level3, v.level4, 100 * v.level5],
-                                title=f"Levels (highest reached: {_reached(v)})", ylabel="score"),
+                                title=f"Levels (highest reached: {_reached(v)})",
+                                ylabel=f"score (n={total} tasks, {supported} scored)"),
         ))
     parts.append(table_html(_tables(bench)[0], caption="Per modality"))
     return "".join(parts)
