@@ -86,7 +86,8 @@ def prepare(loaded: Loaded, items: list[Item], config: GenerationConfig) -> Prep
                               "add_special_tokens": add_special}
     if any(images for _, images in items):
         encode["images"] = [images for _, images in items]
-    inputs = loaded.processor(**encode) if loaded.multimodal else tokenizer(**encode)
+    with loaded.text_lock:
+        inputs = loaded.processor(**encode) if loaded.multimodal else tokenizer(**encode)
     pin = loaded.device.startswith("cuda")
     dtype = loaded.model.dtype
     tensors = {}
@@ -152,7 +153,8 @@ def _generate(loaded: Loaded, prepared: Prepared) -> list[Row]:
 
 
 def decode(loaded: Loaded, prepared: Prepared, rows: list[Row], latency_s: float) -> list[ModelResponse]:
-    texts = loaded.tokenizer.batch_decode([row.tokens for row in rows], skip_special_tokens=True)
+    with loaded.text_lock:
+        texts = loaded.tokenizer.batch_decode([row.tokens for row in rows], skip_special_tokens=True)
     return [
         ModelResponse(error=row.error, latency_s=latency_s) if row.error is not None else ModelResponse(
             text=text.strip(), latency_s=latency_s,

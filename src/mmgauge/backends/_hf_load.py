@@ -12,7 +12,7 @@ import platform
 import re
 import threading
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,10 @@ class Loaded:
     device_name: str
     eos_ids: frozenset[int]
     pad_id: int | None
+    #: Held while the processor encodes or the tokenizer decodes. A fast tokenizer sets its padding before
+    #: each encoding (a write to the Rust object): alongside another thread's decoding it fails with
+    #: "Already borrowed". Decoding is short, so one batch's decoding and the next one's encoding take turns.
+    text_lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 class Loading:
@@ -76,10 +80,17 @@ def load_processor(directory: Path, trust_remote_code: bool) -> Any:
     hf: Any = transformers  # only partly annotated; strict mypy would reject calls into it
     try:
         with no_transformers_progress_bars():
-            return hf.AutoProcessor.from_pretrained(directory, local_files_only=True,
-                                                    trust_remote_code=trust_remote_code)
+            processor = hf.AutoProcessor.from_pretrained(directory, local_files_only=True,
+                                                         trust_remote_code=trust_remote_code)
     except Exception as error:
         raise EndpointError(f"cannot load the processor: {one_line(error)}", file=str(directory)) from None
+    # Set up before anything else sees it (ordering requests tokenises while the model still loads).
+    tokenizer = getattr(processor, "tokenizer", processor)
+    # Decoder-only models continue the last token of each row, so padding must go on the left.
+    tokenizer.padding_side = "left"
+    if tokenizer.pad_token is None and tokenizer.eos_token is not None:
+        tokenizer.pad_token = tokenizer.eos_token
+    return processor
 
 
 def load_model(processor: Any, directory: Path, device_request: str, dtype_request: str,
@@ -102,10 +113,6 @@ def load_model(processor: Any, directory: Path, device_request: str, dtype_reque
     if chat_template is None:
         # Without the model's own template the prompt format would be a guess, and so would the scores.
         raise EndpointError("the model has no chat template (processor or tokenizer)", file=str(directory))
-    # Decoder-only models continue the last token of each row, so padding must go on the left.
-    tokenizer.padding_side = "left"
-    if tokenizer.pad_token is None and tokenizer.eos_token is not None:
-        tokenizer.pad_token = tokenizer.eos_token
     eos = model.generation_config.eos_token_id
     eos_ids = {eos} if isinstance(eos, int) else set(eos or [])
     if tokenizer.eos_token_id is not None:

@@ -121,6 +121,8 @@ class HFBackend(Backend):
         return self._begin().loaded.result()
 
     def batch_order(self, requests: Sequence[Request]) -> list[int]:
+        if self.batch_size == 1:  # nothing is padded
+            return list(range(len(requests)))
         # Rows are padded to the batch's longest prompt: neighbours of similar length waste little. A batch
         # holds one generation setting, and a model's image tokens are counted per image, hence the key.
         settings: dict[GenerationConfig, int] = {}
