@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Final
 
 from mmgauge.benchmarks.base import AnyBenchmark, Dataset
+from mmgauge.core.errors import UserError
 
 #: Datasets larger than this are never a built-in sample (those hold a few dozen questions): skip the work.
 LARGEST_SAMPLE: Final = 1000
@@ -29,4 +30,7 @@ def is_builtin_sample(bench: AnyBenchmark, dataset: Dataset) -> bool:
         if written.is_file() and given.is_file() and written.name != given.name:
             # A one-file sample's fingerprint covers its file name; `sample --out` lets the user pick one.
             written = written.rename(written.with_name(given.name))
-        return bench.load(written).fingerprint == dataset.fingerprint
+        try:
+            return bench.load(written).fingerprint == dataset.fingerprint
+        except UserError:  # unreadable under the given name (a parquet split's, say): not the sample
+            return False
