@@ -9,13 +9,15 @@ sample; shared kinds (yes/no in `benchmarks/yesno.py`) make the common case a fe
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from mmgauge.benchmarks.baseline_answers import Baseline
 from mmgauge.benchmarks.presets import PresetTable
+from mmgauge.core.baselines import Numbers
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import Extraction, Message, Sample, SampleRecord
 from mmgauge.extraction.judge import Judge
@@ -132,6 +134,22 @@ class Benchmark(ABC, Generic[OptionsT, ResultT]):
     def record_metadata(self, sample: Sample) -> dict[str, Any]:
         """The sample fields a record keeps so that scoring needs nothing but the records."""
         return dict(sample.metadata)
+
+    def baselines(self, records: Sequence[SampleRecord]) -> list[Baseline]:
+        """The trivial answerers to score beside the model (`baseline_answers.py`): none by default.
+
+        They are scored over the same records by `score`, and shown as `headline_numbers` gives them."""
+        return []
+
+    def baseline_unit(self, record: SampleRecord) -> Hashable:
+        """The records whose answers a number combines share a unit (MME: an image's two questions); chance
+        draws answers per record, and is computed exactly per unit (`benchmarks/baseline_scores.py`)."""
+        return record.key
+
+    def headline_numbers(self, result: ResultT) -> Numbers:
+        """The result's headline numbers keyed by their `summary` labels, and the breakdowns its report
+        charts draw: what baselines are stated in. None by default (then no baseline is shown)."""
+        return Numbers()
 
     def read_result(self, data: Mapping[str, Any]) -> ResultT:
         """A stored result (JSON) back as this benchmark's result type."""

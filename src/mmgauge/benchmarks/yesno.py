@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from mmgauge.benchmarks.base import Benchmark, BenchmarkOptions, Dataset
+from mmgauge.benchmarks.baseline_answers import Baseline, yes_no_baselines
+from mmgauge.core.baselines import PERCENT, Numbers
 from mmgauge.core.errors import UserError
 from mmgauge.core.jsonlines import read_json_objects
 from mmgauge.core.types import Extraction, ImageRef, Message, Sample, SampleRecord
@@ -91,3 +93,18 @@ class YesNoBenchmark(Benchmark[BenchmarkOptions, YesNoResult]):
 
     def record_metadata(self, sample: Sample) -> dict[str, Any]:
         return dict(sample.metadata)
+
+    def baselines(self, records: Sequence[SampleRecord]) -> list[Baseline]:
+        return yes_no_baselines()
+
+    def headline_numbers(self, result: YesNoResult) -> Numbers:
+        scores = result.overall
+        if scores is None:
+            return Numbers()
+        accuracy, f1 = f"{self.name} accuracy", f"{self.name} F1"
+        headline = {accuracy: 100 * scores.accuracy}
+        if scores.f1 is not None:
+            headline[f1] = 100 * scores.f1
+        categories = {name: 100 * s.accuracy for name, s in result.categories.items()}
+        return Numbers(headline=headline, units=dict.fromkeys(headline, PERCENT),
+                       breakdowns={"accuracy": categories} if categories else {}, nonlinear=[f1])

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from mmgauge.benchmarks.baseline_scores import score_baselines
 from mmgauge.core.types import DatasetEntry, Sample, SampleRecord
 from mmgauge.extraction.judge import Judge
 from mmgauge.extraction.methods import JUDGE_FAILED
@@ -86,6 +87,7 @@ async def score_benchmark(
         headline=headline,
         outputs=[str(path) for path in outputs],
         result=result.model_dump(mode="json"),
+        baselines=score_baselines(bench, resolved),
     )
     return entry, resolved
 
@@ -148,7 +150,8 @@ def stored_entry(
         return base.model_copy(update=update)
     result = bench.score(records)
     headline = coverage_line(bench.name, answered, expected) + bench.summary(result)
-    update.update(result=result.model_dump(mode="json"), headline=headline)
+    update.update(result=result.model_dump(mode="json"), headline=headline,
+                  baselines=score_baselines(bench, records))
     return base.model_copy(update=update)
 
 

@@ -16,7 +16,11 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, Field, model_validator
 
-#: Version 1 (mmgauge 0.1) had no status or record counts; it still reads, as `complete`.
+from mmgauge.core.baselines import BaselineScores
+
+#: Version 1 (mmgauge 0.1) had no status or record counts; it still reads, as `complete`. Version 2 documents
+#: may carry `baselines` per benchmark (added without a new version: optional, and readers that predate it
+#: ignore the key).
 RESULTS_SCHEMA_VERSION = 2
 
 M = TypeVar("M", bound=BaseModel)
@@ -64,6 +68,9 @@ class BenchmarkResults(BaseModel):
     outputs: list[str] = Field(default_factory=list)
     #: The benchmark's result model as JSON (see `result_as`).
     result: dict[str, Any] = Field(default_factory=dict)
+    #: What trivial answerers score on the same records, by the benchmark's own scoring: baseline name
+    #: (`always-yes`, `always-A`, `most-frequent`, `chance`) -> its headline numbers and breakdowns.
+    baselines: dict[str, BaselineScores] = Field(default_factory=dict)
 
     @property
     def partial(self) -> bool:

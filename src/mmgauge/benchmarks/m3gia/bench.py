@@ -20,11 +20,13 @@ from pathlib import Path
 from typing import Any, ClassVar, Final
 
 from mmgauge.benchmarks.base import Benchmark, BenchmarkOptions, Dataset
+from mmgauge.benchmarks.baseline_answers import Baseline, choice_baselines
 from mmgauge.benchmarks.m3gia.data import LANGUAGES, Question, language_name, load_questions, release_bytes
 from mmgauge.benchmarks.m3gia.prompts import NATIVE, prompt_language, question_text
 from mmgauge.benchmarks.m3gia.prompts import TABLE as PROMPTS
 from mmgauge.benchmarks.m3gia.sample import write_sample
 from mmgauge.benchmarks.presets import PresetTable, PromptFields
+from mmgauge.core.baselines import PERCENT, Numbers
 from mmgauge.core.types import Extraction, ImageRef, Message, Sample, SampleRecord
 from mmgauge.extraction.choice import judge_choice, random_choice
 from mmgauge.extraction.judge import Judge
@@ -38,7 +40,7 @@ from mmgauge.scoring.m3gia_gia import QUESTION_TYPE_TO_COLUMN
 JUDGE_CONCURRENCY: Final = 8
 #: The sample metadata that records keep (see `record_metadata`).
 RECORD_FIELDS: Final = ("language", "question_id", "question_type", "cluster", "factors", "count_column",
-                        "truth_source", "has_image")
+                        "truth_source", "has_image", "n_options")
 
 
 def sample_id(question: Question) -> str:
@@ -90,7 +92,7 @@ class M3GIABenchmark(Benchmark[M3GIAOptions, M3GIAResult]):
                 "language": q.language, "question_id": q.question_id, "question_type": q.question_type,
                 "cluster": cluster_of(q.question_type), "factors": list(q.factors),
                 "count_column": QUESTION_TYPE_TO_COLUMN[q.question_type], "truth_source": q.truth_source,
-                "has_image": q.image is not None, "hint": q.hint,
+                "has_image": q.image is not None, "hint": q.hint, "n_options": len(q.options),
             },
         )
 
@@ -201,6 +203,20 @@ class M3GIABenchmark(Benchmark[M3GIAOptions, M3GIAResult]):
 
     def record_metadata(self, sample: Sample) -> dict[str, Any]:
         return {key: sample.metadata[key] for key in RECORD_FIELDS if key in sample.metadata}
+
+    def baselines(self, records: Sequence[SampleRecord]) -> list[Baseline]:
+        # Every M3GIA question is single choice; letters are the original ones (shuffling maps answers back).
+        return choice_baselines(records, lambda record: int(record.metadata.get("n_options", 0)) or None)
+
+    def headline_numbers(self, result: M3GIAResult) -> Numbers:
+        headline = {f"M3GIA {language} overall": 100 * scores.overall.mean
+                    for language, scores in result.per_language.items()}
+        if result.mean is not None and len(result.mean.languages) > 1:
+            label = f"M3GIA mean over {len(result.mean.languages)} languages"
+            headline[label] = 100 * result.mean.overall.mean
+        breakdowns = {f"clusters/{language}": {name: 100 * s.mean for name, s in scores.clusters.items()}
+                      for language, scores in result.per_language.items()}
+        return Numbers(headline=headline, units=dict.fromkeys(headline, PERCENT), breakdowns=breakdowns)
 
 
 def _to_original(found: Extraction, order: list[str]) -> Extraction:

@@ -11,13 +11,14 @@ as missing ("None", "NA", ...) is left out, as VLMEvalKit leaves it out; `litera
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 
 from mmgauge.benchmarks.base import Benchmark, BenchmarkOptions, Dataset
+from mmgauge.benchmarks.baseline_answers import Baseline, choice_baselines
 from mmgauge.benchmarks.mmbench.circular import circular_table
 from mmgauge.benchmarks.mmbench.prompts import TABLE as PROMPTS
 from mmgauge.benchmarks.mmbench.prompts import detect_language, language
@@ -27,6 +28,7 @@ from mmgauge.benchmarks.mmbench.submission import Submission, write_submission
 from mmgauge.benchmarks.mmbench.tsv import Table, image_refs, load_table
 from mmgauge.benchmarks.mmbench.vlmevalkit import group_sizes
 from mmgauge.benchmarks.presets import VLMEVALKIT, PresetTable, PromptFields
+from mmgauge.core.baselines import PERCENT, Numbers
 from mmgauge.core.types import Extraction, Message, Sample, SampleRecord
 from mmgauge.datasources.tables import fingerprint_files, is_table_source, table_files
 from mmgauge.extraction.choice import match_choice
@@ -189,6 +191,23 @@ class MMBenchBenchmark(Benchmark[MMBenchOptions, MMBenchResult]):
     def record_metadata(self, sample: Sample) -> dict[str, Any]:
         return {field: sample.metadata[field] for field in RECORD_FIELDS}
 
+    def baselines(self, records: Sequence[SampleRecord]) -> list[Baseline]:
+        return choice_baselines(records, _options_of)
+
+    def baseline_unit(self, record: SampleRecord) -> Hashable:
+        # A group is right only if every circular copy is: chance draws copies apart, scored together.
+        return (record.metadata.get("g_index"), record.round)
+
+    def headline_numbers(self, result: MMBenchResult) -> Numbers:
+        if result.overall is None or result.vanilla is None:
+            return Numbers()
+        # Unrounded (the `_pct` fields are rounded): chance averages these over answer sets.
+        headline = {"MMBench circular": 100 * result.overall, "MMBench vanilla": 100 * result.vanilla}
+        return Numbers(headline=headline, units=dict.fromkeys(headline, PERCENT), breakdowns={
+            "l2": {name: 100 * value for name, value in result.l2.items()},
+            "l3": {name: 100 * value for name, value in result.category.items()},
+        })
+
     def write_outputs(
         self, records: Sequence[SampleRecord], dataset: Dataset, result: MMBenchResult, out_dir: Path
     ) -> list[Path]:
@@ -206,6 +225,11 @@ class MMBenchBenchmark(Benchmark[MMBenchOptions, MMBenchResult]):
                        for record in records
                        if record.response.ok and record.response.text is not None}
         return write_submission(table, predictions, out)
+
+
+def _options_of(record: SampleRecord) -> int | None:
+    """The options the record's question offered (0 in records written before the count was kept)."""
+    return int(record.metadata.get("n_options", 0)) or None
 
 
 def _judge_question(sample: Sample) -> str:

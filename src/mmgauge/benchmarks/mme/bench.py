@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Final
 
 from mmgauge.benchmarks.base import Benchmark, BenchmarkOptions, Dataset
+from mmgauge.benchmarks.baseline_answers import Baseline, yes_no_baselines
 from mmgauge.benchmarks.mme.data import is_hf_table, load_questions
 from mmgauge.benchmarks.mme.official import records_to_items
 from mmgauge.benchmarks.mme.prompts import TABLE as PROMPTS
 from mmgauge.benchmarks.mme.release import MMEQuestion, subtask_folders
 from mmgauge.benchmarks.mme.sample import write_sample
 from mmgauge.benchmarks.presets import PresetTable, PromptFields
+from mmgauge.core.baselines import Numbers
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import Extraction, Message, Sample, SampleRecord
 from mmgauge.datasources.tables import fingerprint_files, table_files
@@ -160,6 +162,20 @@ class MMEBenchmark(Benchmark[MMEOptions, MMEResult]):
 
     def record_metadata(self, sample: Sample) -> dict[str, Any]:
         return dict(sample.metadata)
+
+    def baselines(self, records: Sequence[SampleRecord]) -> list[Baseline]:
+        return yes_no_baselines()
+
+    def baseline_unit(self, record: SampleRecord) -> Hashable:
+        # acc+ needs both questions of an image right: chance draws them apart, but scores them together.
+        return (record.metadata.get("subtask"), record.metadata.get("image"), record.round)
+
+    def headline_numbers(self, result: MMEResult) -> Numbers:
+        return Numbers(
+            headline={"MME perception": result.perception.score, "MME cognition": result.cognition.score},
+            breakdowns={"acc": {name: s.acc for name, s in result.subtasks.items()},
+                        "acc_plus": {name: s.acc_plus for name, s in result.subtasks.items()}},
+        )
 
 
 async def ask_judge(judge: Judge, question: str, answer: str) -> Extraction:

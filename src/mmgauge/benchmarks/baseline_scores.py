@@ -1,0 +1,164 @@
+"""Score a benchmark's baselines through its own `score`, so their numbers mean what the model's numbers mean.
+
+Each baseline answers every record (a baseline never fails a request); those answers go into copies of the
+records, and the benchmark scores them as it scores a model. A fixed answerer is one such answer set.
+
+Chance is an expectation, computed exactly, without random draws. Answers are drawn independently per record,
+but the numbers combine records in *units* (MME's two questions of an image, MMBench's circular copies of a
+question; `Benchmark.baseline_unit`), so each unit's joint outcomes are listed with their probabilities. A
+number that is an average over units (accuracy, acc+, the MME score, CircularEval accuracy, per category
+too) has as expectation the average of its unit values under each unit's own distribution, which needs only
+each unit's distribution to be right, not the joint one across units. So units are coupled on one line:
+every unit lays its outcomes on [0, 1) by probability, and between consecutive ends of any unit's outcomes
+lies one answer set for the whole benchmark, weighted by that gap. Averaging the scores of these few answer
+sets (a handful for MME and MMBench) gives each such number's expectation exactly. Numbers that are not such
+averages (F1) are left out of chance (`Numbers.nonlinear`).
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import logging
+from collections.abc import Hashable, Sequence
+from fractions import Fraction
+from typing import TYPE_CHECKING, Final
+
+from mmgauge.benchmarks.baseline_answers import Baseline, Distribution
+from mmgauge.core.baselines import BaselineScores, Numbers
+from mmgauge.core.types import Extraction, ModelResponse, SampleRecord
+
+if TYPE_CHECKING:
+    from mmgauge.benchmarks.base import AnyBenchmark
+
+#: The extraction method of a baseline's answers.
+METHOD: Final = "baseline"
+#: Joint outcomes one unit may have before chance is not computed (a unit of 4 copies has 16).
+MAX_OUTCOMES: Final = 4096
+
+_log = logging.getLogger(__name__)
+
+
+def score_baselines(bench: AnyBenchmark, records: Sequence[SampleRecord]) -> dict[str, BaselineScores]:
+    """name -> numbers of every baseline `bench` declares over `records` (none without records)."""
+    if not records:
+        return {}
+    found: dict[str, BaselineScores] = {}
+    for baseline in bench.baselines(records):
+        sets = answer_sets(bench, records, baseline)
+        if sets is None:
+            _log.info("%s: baseline %s not computed (a unit has too many outcomes)", bench.name,
+                      baseline.name)
+            continue
+        maker = _Records(records)
+        scored = [(weight, bench.headline_numbers(bench.score(maker.answered(answers))))
+                  for weight, answers in sets]
+        numbers = average(scored)
+        if baseline.expected:
+            numbers = _without_nonlinear(numbers)
+        found[baseline.name] = BaselineScores(description=baseline.description, expected=baseline.expected,
+                                              **numbers.model_dump())
+    return found
+
+
+def answer_sets(
+    bench: AnyBenchmark, records: Sequence[SampleRecord], baseline: Baseline
+) -> list[tuple[Fraction, list[str]]] | None:
+    """(weight, an answer per record) whose weighted scores average to the expectation (see the module)."""
+    units: dict[Hashable, list[int]] = {}
+    for i, record in enumerate(records):
+        units.setdefault(bench.baseline_unit(record), []).append(i)
+    laid: list[tuple[list[int], list[tuple[str, ...]], list[Fraction]]] = []
+    ends: set[Fraction] = set()
+    for members in units.values():
+        outcomes = _joint([baseline.answers(records[i]) for i in members])
+        if outcomes is None:
+            return None
+        answers = [answer for answer, _ in outcomes]
+        cumulative = list(itertools.accumulate(p for _, p in outcomes))
+        laid.append((members, answers, cumulative))
+        ends.update(cumulative[:-1])
+    cuts = [Fraction(0), *sorted(ends), Fraction(1)]
+    sets: list[tuple[Fraction, list[str]]] = []
+    for low, high in itertools.pairwise(cuts):
+        middle = (low + high) / 2
+        chosen = [""] * len(records)
+        for members, answers, cumulative in laid:
+            outcome = answers[bisect.bisect_right(cumulative, middle)]
+            for i, answer in zip(members, outcome, strict=True):
+                chosen[i] = answer
+        sets.append((high - low, chosen))
+    return sets
+
+
+def _joint(distributions: list[Distribution]) -> list[tuple[tuple[str, ...], Fraction]] | None:
+    size = 1
+    for distribution in distributions:
+        size *= len(distribution)
+    if size > MAX_OUTCOMES:
+        return None
+    joint: list[tuple[tuple[str, ...], Fraction]] = []
+    for combination in itertools.product(*distributions):
+        probability = Fraction(1)
+        for _, p in combination:
+            probability *= p
+        if probability:
+            joint.append((tuple(answer for answer, _ in combination), probability))
+    return joint
+
+
+class _Records:
+    """Copies of the records answered by a baseline, made once per record and answer."""
+
+    def __init__(self, records: Sequence[SampleRecord]) -> None:
+        self.records = records
+        self.made: dict[tuple[int, str], SampleRecord] = {}
+
+    def answered(self, answers: list[str]) -> list[SampleRecord]:
+        return [self._one(i, answer) for i, answer in enumerate(answers)]
+
+    def _one(self, i: int, answer: str) -> SampleRecord:
+        known = self.made.get((i, answer))
+        if known is None:
+            record = self.records[i]
+            target = str(record.target or "")
+            known = self.made[(i, answer)] = record.model_copy(update={
+                "response": ModelResponse(text=answer),
+                "extraction": Extraction(answer=answer, method=METHOD),
+                "correct": bool(target) and answer.lower() == target.lower(),
+            })
+        return known
+
+
+def average(scored: Sequence[tuple[Fraction, Numbers]]) -> Numbers:
+    """The weighted mean of each number every answer set has (one missing somewhere is left out)."""
+    first = scored[0][1]
+    total = sum((weight for weight, _ in scored), Fraction(0))
+    headline = {label: _mean([(w, n.headline.get(label)) for w, n in scored], total)
+                for label in first.headline}
+    breakdowns = {
+        name: {key: _mean([(w, n.breakdowns.get(name, {}).get(key)) for w, n in scored], total)
+               for key in values}
+        for name, values in first.breakdowns.items()
+    }
+    return Numbers(
+        headline={k: v for k, v in headline.items() if v is not None},
+        units=dict(first.units),
+        breakdowns={name: {k: v for k, v in values.items() if v is not None}
+                    for name, values in breakdowns.items()},
+        nonlinear=list(first.nonlinear),
+    )
+
+
+def _mean(values: list[tuple[Fraction, float | None]], total: Fraction) -> float | None:
+    if any(value is None for _, value in values):
+        return None
+    return float(sum((float(w) * float(v) for w, v in values if v is not None), 0.0) / float(total))
+
+
+def _without_nonlinear(numbers: Numbers) -> Numbers:
+    drop = set(numbers.nonlinear)
+    return numbers.model_copy(update={
+        "headline": {k: v for k, v in numbers.headline.items() if k not in drop},
+        "breakdowns": {k: v for k, v in numbers.breakdowns.items() if k not in drop},
+    })
