@@ -230,6 +230,8 @@ def print_summary(console: Console, results: RunResults, out: str) -> None:
     from rich.table import Table
     from rich.text import Text
 
+    from mmgauge.core.baselines import baseline_labels, baselines_text
+
     counts = Table(title=f"mmgauge run: {out}")
     # Truncated answers are rare: their column only when there are some (80 columns hold the others).
     truncated = sum(b.truncated for b in results.benchmarks.values())
@@ -245,12 +247,23 @@ def print_summary(console: Console, results: RunResults, out: str) -> None:
         row = [b.benchmark + (" (partial)" if b.partial else ""), b.coverage(), str(b.requested),
                str(b.cache_hits), str(b.resumed), failed, str(b.judge_calls)]
         counts.add_row(*row, *[f"[yellow]{b.truncated}[/]"] * bool(truncated))
+        shown: set[str] = set()
         for measure, value in b.headline:
             scores.add_row(b.benchmark, measure, value)
+            if b.baselines and baselines_text(b.baselines, measure):
+                scores.add_row("", "  baselines", baselines_text(b.baselines, measure))
+                shown.add(measure)
+        for measure in baseline_labels(b.baselines):
+            if measure not in shown:  # a number the summary words otherwise (an F1 beside the yes-ratio)
+                scores.add_row("", f"  {measure}: baselines", baselines_text(b.baselines, measure))
         for path in b.outputs:
             scores.add_row(b.benchmark, "wrote", path)
     console.print(counts)
     console.print(scores)
+    if any(b.baselines for b in results.benchmarks.values()):
+        console.print(Text("baselines: what trivial answerers score on the same questions by the same rules "
+                           "(always-yes/no, always-A, the most frequent correct letter; chance: the exact "
+                           "expected score of random answers)"), soft_wrap=True)
     for note in results.notes:
         console.print(Text(f"note: {note}", style="yellow"))
     if truncated:

@@ -27,7 +27,7 @@ h2{margin:4px 0 8px;font-size:18px} h3{margin:8px 0;font-size:16px} h4{margin:10
 .cards{display:flex;flex-wrap:wrap;gap:10px;margin:8px 0}
 .card{border:1px solid var(--line);border-radius:6px;padding:8px 12px;min-width:150px;background:#fbfcfe}
 .card .label{color:var(--muted);font-size:12px}.card .value{font-size:20px;font-weight:600}
-.card .ci{color:var(--muted);font-size:12px}.card.warn{border-color:var(--warn)}
+.card .ci,.card .baselines{color:var(--muted);font-size:12px}.card.warn{border-color:var(--warn)}
 .card.warn .value{color:var(--warn)}
 .callout{border-left:4px solid var(--accent);background:#eef5fb;padding:6px 10px;margin:8px 0}
 .callout.warn{border-color:var(--warn);background:#fdf1ea}

@@ -10,10 +10,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from html import escape
 
 from mmgauge import __version__
+from mmgauge.core.baselines import BaselineScores, baselines_text
 from mmgauge.report.across import across_section
 from mmgauge.report.assets import CSS, JS
 from mmgauge.report.browser import BrowserData
@@ -22,7 +24,7 @@ from mmgauge.report.judge_view import agreement_html, audit_html
 from mmgauge.report.load import BenchView, RunView
 from mmgauge.report.provenance import ERRORS_SHOWN, errors_table, provenance_table
 from mmgauge.report.sections import Card, checked
-from mmgauge.report.sections.base import note
+from mmgauge.report.sections.base import baselines_table, note
 from mmgauge.report.significance import TIE, compare_runs, leaderboard_marks, significance_section
 from mmgauge.report.tables import Cell, Table, collapsed, table_html
 
@@ -44,11 +46,14 @@ def _csp() -> str:
             "base-uri 'none'; form-action 'none'")
 
 
-def _cards(cards: list[Card]) -> str:
+def _cards(cards: list[Card], baselines: Mapping[str, BaselineScores]) -> str:
     out = []
     for card in cards:
         cls = "card warn" if card.warn else "card"
         ci = f'<div class="ci">{escape(card.ci)}</div>' if card.ci else ""
+        trivial = baselines_text(baselines, card.measure or card.label)
+        if trivial:
+            ci += f'<div class="baselines">baselines: {escape(trivial)}</div>'
         out.append(f'<div class="{cls}"><div class="label">{escape(card.label)}</div>'
                    f'<div class="value">{escape(card.value)}</div>{ci}</div>')
     return '<div class="cards">' + "".join(out) + "</div>"
@@ -69,9 +74,16 @@ def _bench_section(run_no: int, bench: BenchView, tables: list[Table], run: RunV
     if bench.partial:
         parts.append(note(f"Partial: {bench.coverage} questions x rounds answered. These scores cover only "
                           "the answered part of the dataset.", warn=True))
-    parts.append(_cards(section.cards(bench)))
+    parts.append(_cards(section.cards(bench), bench.baselines))
     parts.append(section.body(bench))
     own = section.tables(bench)
+    trivial = baselines_table(bench)
+    if trivial is not None:
+        parts.append(f"<details><summary>Baselines: what trivial answerers score here "
+                     f"({len(trivial.rows)})</summary>{table_html(trivial)}"
+                     + note("Scored by the same rules as the model, on the same questions; chance is the "
+                            "exact expected score of uniformly random answers.") + "</details>")
+        own = [*own, trivial]
     audit = run.judge_audit.benchmarks.get(bench.name) if run.judge_audit is not None else None
     if audit is not None:
         judge = run.judge_audit.judge if run.judge_audit is not None else None

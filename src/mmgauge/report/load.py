@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from mmgauge.core.baselines import BaselineScores
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import RunManifest
 from mmgauge.report.level_view import as_level_report
@@ -69,6 +70,8 @@ class BenchView:
     status: str = "complete"
     #: "answered/expected" (or the count alone when the dataset size is unknown).
     coverage: str = ""
+    #: What trivial answerers score on the same records (results.json `baselines`), by name.
+    baselines: dict[str, BaselineScores] = field(default_factory=dict)
 
     @property
     def partial(self) -> bool:
@@ -164,7 +167,7 @@ def _load_level_file(path: Path) -> RunView:
 def _view(name: str, entry: BenchmarkResults) -> BenchView:
     counts = {key: int(getattr(entry, key)) for key in COUNT_FIELDS}
     return BenchView(name, counts, list(entry.headline), entry.result or None,
-                     status=entry.status, coverage=entry.coverage())
+                     status=entry.status, coverage=entry.coverage(), baselines=dict(entry.baselines))
 
 
 def load_run(path: Path) -> RunView:

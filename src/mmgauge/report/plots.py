@@ -19,7 +19,7 @@ import textwrap
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from html import escape
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -99,11 +99,14 @@ def hbars(
     reference: tuple[float, str] | None = None,
     colors: Sequence[str] | None = None,
     errors: Mapping[str, Whiskers] | None = None,
+    baselines: Mapping[str, Mapping[str, Sequence[float | None]]] | None = None,
 ) -> str:
     """Horizontal grouped bars, one group per label (top to bottom); None values are left out.
 
     `colors` colours the bars of a single series one by one (to flag outliers); `reference` draws a dashed
-    vertical line with a legend label; `errors[name]` draws each value's interval as a whisker.
+    vertical line with a legend label; `errors[name]` draws each value's interval as a whisker;
+    `baselines[baseline][name]` marks what a trivial answerer scores on each bar of series `name`, as a
+    short line across that bar (one line style per baseline, named in the legend).
     """
     n = len(labels)
     k = max(1, len(series))
@@ -128,6 +131,9 @@ def hbars(
                                   for i, (v, w) in enumerate(zip(values, whiskers, strict=True))])
         if reference is not None:
             ax.axvline(reference[0], color="#444444", linestyle="--", linewidth=1, label=reference[1])
+        for m, (baseline, by_series) in enumerate((baselines or {}).items()):
+            _baseline_marks(ax, m, baseline, [(j, by_series.get(name)) for j, name in enumerate(series)], n,
+                            k, height)
         ax.set_yticks(range(n), [_short(label) for label in labels])
         ax.invert_yaxis()
         ax.set_xlabel("\n".join(textwrap.wrap(xlabel, 72)))
@@ -136,9 +142,37 @@ def hbars(
             ax.set_xlim(0, xmax)
         ax.grid(axis="x", color="#dddddd", linewidth=0.6)
         ax.set_axisbelow(True)
-        if k > 1 or reference is not None:
+        if k > 1 or reference is not None or baselines:
             ax.legend(loc="lower right", fontsize=8, framealpha=0.9)
         return _img(fig, title)
+
+
+#: Line styles of baseline marks, one per baseline in order (dark, so they read over any bar colour).
+_BASELINE_STYLES: Final[tuple[tuple[str, Literal["--", ":", "-.", "-"]], ...]] = (
+    ("#000000", "--"), ("#555555", ":"), ("#000000", "-."), ("#555555", "-"))
+
+
+def _baseline_marks(ax: Axes, m: int, name: str, values: Sequence[tuple[int, Sequence[float | None] | None]],
+                    n: int, k: int, height: float) -> None:
+    """Baseline `m` (`name`) as a short vertical line across each bar it has a value for (svg id
+    `baseline-<m>`)."""
+    xs: list[float] = []
+    lows: list[float] = []
+    highs: list[float] = []
+    for j, series in values:
+        for i in range(n):
+            value = series[i] if series is not None and i < len(series) else None
+            if value is None:
+                continue
+            y = i + (j - (k - 1) / 2) * height
+            xs.append(float(value))
+            lows.append(y - height / 2)
+            highs.append(y + height / 2)
+    if not xs:
+        return
+    color, style = _BASELINE_STYLES[m % len(_BASELINE_STYLES)]
+    ax.vlines(xs, lows, highs, colors=color, linestyles=style, linewidth=1.4, label=f"baseline: {name}",
+              gid=f"baseline-{m}")
 
 
 def _whiskers(

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
+from mmgauge.core.baselines import baseline_labels
 from mmgauge.report import plots
 from mmgauge.report.breakdown import Breakdown
 from mmgauge.report.load import BenchView, Row
@@ -21,6 +22,8 @@ class Card:
     value: str
     ci: str | None = None
     warn: bool = False
+    #: The headline measure it shows (its summary label), whose baselines the card shows; default `label`.
+    measure: str | None = None
 
 
 def _no_cards(bench: BenchView) -> list[Card]:
@@ -74,6 +77,32 @@ class Section:
     breakdowns: Callable[[BenchView], list[Breakdown]] = _no_breakdowns
     needs_result: bool = True
     notes: list[str] = field(default_factory=list)
+
+
+def baseline_series(
+    bench: BenchView, series: Mapping[str, str], labels: Sequence[str]
+) -> dict[str, dict[str, list[float | None]]]:
+    """`plots.hbars`'s `baselines` for a chart: baseline -> chart series -> value per label, from the
+    breakdown each series draws (`series`: chart series name -> breakdown name in the baselines)."""
+    found: dict[str, dict[str, list[float | None]]] = {}
+    for name, scores in bench.baselines.items():
+        drawn = {shown: [scores.breakdowns[breakdown].get(label) for label in labels]
+                 for shown, breakdown in series.items() if breakdown in scores.breakdowns}
+        if any(value is not None for values in drawn.values() for value in values):
+            found[name] = drawn
+    return found
+
+
+def baselines_table(bench: BenchView) -> Table | None:
+    """One row per baseline: what it answers and its value of each headline measure."""
+    if not bench.baselines:
+        return None
+    labels = baseline_labels(bench.baselines)
+    rows: list[list[Cell]] = [
+        [name, scores.description, *[scores.headline.get(label) for label in labels]]
+        for name, scores in bench.baselines.items()
+    ]
+    return Table(f"{bench.name}_baselines", ["baseline", "answers", *labels], rows)
 
 
 def pct(value: float | None, digits: int = 2) -> str:

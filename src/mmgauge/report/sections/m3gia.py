@@ -13,7 +13,7 @@ from mmgauge.core.errors import UserError
 from mmgauge.report import plots
 from mmgauge.report.breakdown import Breakdown, Point, interval_point, with_n
 from mmgauge.report.load import BenchView, Row
-from mmgauge.report.sections.base import Card, Section, charts, note, pct
+from mmgauge.report.sections.base import Card, Section, baseline_series, charts, note, pct
 from mmgauge.report.tables import Cell, Table, table_html
 from mmgauge.scoring.m3gia import CLUSTERS, LanguageScores, M3GIAResult, MeanScores, Stat
 from mmgauge.scoring.m3gia_gia import human_gia
@@ -45,12 +45,12 @@ def _cards(bench: BenchView) -> list[Card]:
     cards: list[Card] = []
     if r.mean is not None:
         cards.append(Card(f"M3GIA accuracy ({len(r.mean.languages)} languages)", pct(r.mean.overall.mean),
-                          _sd(r.mean.overall)))
+                          _sd(r.mean.overall), measure=f"M3GIA mean over {len(r.mean.languages)} languages"))
     for language, scores in r.per_language.items():
         ci = scores.overall_ci95
         cards.append(Card(f"M3GIA {language}", pct(scores.overall.mean),
                           f"95% CI {pct(ci[0], 1)}–{pct(ci[1], 1)}, n={scores.questions}" if ci
-                          else _sd(scores.overall)))
+                          else _sd(scores.overall), measure=f"M3GIA {language} overall"))
         if scores.gia is not None:
             g = scores.gia
             interval = (f"95% CI {g.gia_ci.low:.2f}–{g.gia_ci.high:.2f}, n={g.gia_ci.n} · "
@@ -129,8 +129,11 @@ def _body(bench: BenchView) -> str:
             lambda: plots.hbars(
                 [with_n(c, [by_cluster.get(lang, {}).get(c) for lang in languages]) for c in CLUSTERS],
                 {lang: [_cluster(r, lang, c) for c in CLUSTERS] for lang in languages},
-                title="M3GIA clusters", xlabel="accuracy (%) (n: questions, per language in legend order)",
+                title="M3GIA clusters", xlabel="accuracy (%) (n: questions, per language in legend order; "
+                                               "baselines: what trivial answerers score)",
                 xmax=100,
+                baselines=baseline_series(bench, {lang: f"clusters/{lang}" for lang in languages},
+                                          list(CLUSTERS)),
             ),
         ))
         missing = [

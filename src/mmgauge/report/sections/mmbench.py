@@ -12,7 +12,7 @@ from typing import Any
 from mmgauge.report import plots
 from mmgauge.report.breakdown import Breakdown, Point, interval_point, with_n
 from mmgauge.report.load import BenchView, Row
-from mmgauge.report.sections.base import Card, Section, charts, note, pct
+from mmgauge.report.sections.base import Card, Section, baseline_series, charts, note, pct
 from mmgauge.report.tables import Cell, Table, table_html
 from mmgauge.scoring.mmbench import L2_ABBREVIATIONS, MMBenchResult
 from mmgauge.stats.proportion import proportion_interval
@@ -97,7 +97,7 @@ def _pct_or_none(value: float | None) -> float | None:
     return None if value is None else 100 * value
 
 
-def _chart(circular: Breakdown, vanilla: Breakdown, title: str) -> str:
+def _chart(bench: BenchView, circular: Breakdown, vanilla: Breakdown, title: str) -> str:
     names = [*circular.points, *(name for name in vanilla.points if name not in circular.points)]
     empty = Point(None)
     circ = [circular.points.get(name, empty) for name in names]
@@ -106,7 +106,9 @@ def _chart(circular: Breakdown, vanilla: Breakdown, title: str) -> str:
         [with_n(name, [v.n if c.n is None else c.n]) for name, c, v in zip(names, circ, van, strict=True)],
         {"circular": [c.value for c in circ], "vanilla": [v.value for v in van]},
         errors={"circular": [c.interval for c in circ], "vanilla": [v.interval for v in van]},
-        title=title, xlabel="accuracy (%) (whiskers: 95% CI; n: questions)", xmax=100,
+        title=title, xlabel="accuracy (%) (whiskers: 95% CI; n: questions; baselines: circular accuracy of "
+                            "trivial answerers)", xmax=100,
+        baselines=baseline_series(bench, {"circular": circular.key}, names),
     )
 
 
@@ -142,8 +144,8 @@ def _body(bench: BenchView) -> str:
     if found and found[0].points:
         circ_l2, circ_l3 = found
         van_l2, van_l3 = _vanilla(bench.rows, "l2"), _vanilla(bench.rows, "l3")
-        parts.append(charts(lambda: _chart(circ_l2, van_l2, "MMBench by L2 ability"),
-                            lambda: _chart(circ_l3, van_l3, "MMBench by L3 category")))
+        parts.append(charts(lambda: _chart(bench, circ_l2, van_l2, "MMBench by L2 ability"),
+                            lambda: _chart(bench, circ_l3, van_l3, "MMBench by L3 category")))
     parts.append(note("Circular: a question counts right only if every rotation of its options is answered "
                       "right. Vanilla: the first copy alone. A wide gap: answers depend on option order."))
     parts.append(table_html(l2, caption="By L2 ability"))

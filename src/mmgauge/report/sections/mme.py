@@ -16,7 +16,7 @@ from typing import Any
 from mmgauge.report import plots
 from mmgauge.report.breakdown import Breakdown, interval_point, with_n
 from mmgauge.report.load import BenchView, Row
-from mmgauge.report.sections.base import Card, Section, charts, note
+from mmgauge.report.sections.base import Card, Section, baseline_series, charts, note
 from mmgauge.report.tables import Cell, Table, table_html
 from mmgauge.scoring.mme import COGNITION, SUBTASKS, MMEResult, Total, answer_bias, overall_yes_ratio
 
@@ -95,12 +95,12 @@ def _body(bench: BenchView) -> str:
             text = f"{label} total is partial: missing subtasks {missing}; incomplete {incomplete}."
             parts.append(note(text, warn=True))
     if names:
-        parts.append(charts(lambda: _scores_chart(r, names), lambda: _bias_chart(r, names)))
+        parts.append(charts(lambda: _scores_chart(bench, r, names), lambda: _bias_chart(r, names)))
     parts.append(table_html(_tables(bench)[0], caption="Per subtask"))
     return "".join(parts)
 
 
-def _scores_chart(r: MMEResult, names: list[str]) -> str:
+def _scores_chart(bench: BenchView, r: MMEResult, names: list[str]) -> str:
     acc, plus = _breakdowns(r)
     return plots.hbars(
         # acc rests on questions, acc+ on images: both counts, named (a "/" would read as two runs).
@@ -109,8 +109,10 @@ def _scores_chart(r: MMEResult, names: list[str]) -> str:
         errors={"acc": [acc.points[n].interval for n in names],
                 "acc+": [plus.points[n].interval for n in names]},
         title="MME subtasks: acc and acc+",
-        xlabel="percent (whiskers: 95% CI; n: questions (q), images (img))",
+        xlabel="percent (whiskers: 95% CI; n: questions (q), images (img); baselines: what trivial answerers "
+               "score)",
         xmax=100,
+        baselines=baseline_series(bench, {"acc": "acc", "acc+": "acc_plus"}, names),
     )
 
 
