@@ -24,6 +24,7 @@ from mmgauge.comparison.mme import compare_mme, full_images, partial_note
 from mmgauge.comparison.outcomes import Outcomes
 from mmgauge.comparison.rows import BY_INTERVAL, BY_INTERVAL_AND_HOLM, CompareSettings, MetricRow
 from mmgauge.comparison.sources import Source
+from mmgauge.core.baselines import BaselineScores
 from mmgauge.core.errors import UserError
 from mmgauge.stats.paired import holm
 
@@ -66,6 +67,11 @@ class Comparison(BaseModel):
     holm: str | None = None
     pairs: list[PairComparison] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+    #: What trivial answerers score, per benchmark compared and baseline: from the first run that has them
+    #: (run folders), on that run's questions. Added without a new version: optional.
+    baselines: dict[str, dict[str, BaselineScores]] = Field(default_factory=dict)
+    #: The run (index into `runs`) each benchmark's baselines come from.
+    baselines_from: dict[str, int] = Field(default_factory=dict)
 
     def row(self, benchmark: str, metric: str, breakdown: str, a: int, b: int) -> MetricRow | None:
         """The comparison of runs a and b on one number, either way round (signs follow the stored order)."""
@@ -181,7 +187,15 @@ def compare_sources(
                   f"{len(sources) * (len(sources) - 1) // 2} pairs), separately for each number (benchmark, "
                   "metric, breakdown); breakdowns are not corrected among themselves")
     notes = [note for source in sources for note in source.notes] + skipped
-    return Comparison(runs=runs, settings=settings, holm=family, pairs=pairs, notes=notes)
+    compared = {pair.benchmark for pair in pairs}
+    baselines: dict[str, dict[str, BaselineScores]] = {}
+    baselines_from: dict[str, int] = {}
+    for number, source in enumerate(sources):
+        for benchmark, found in source.baselines.items():
+            if benchmark in compared and benchmark not in baselines:
+                baselines[benchmark], baselines_from[benchmark] = found, number
+    return Comparison(runs=runs, settings=settings, holm=family, pairs=pairs, notes=notes,
+                      baselines=baselines, baselines_from=baselines_from)
 
 
 def _unique_labels(sources: Sequence[Source]) -> None:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from mmgauge.comparison.answers import Answer, by_benchmark
 from mmgauge.comparison.outcomes import Outcomes, from_answers, mmbench_outcomes, mme_from_items
+from mmgauge.core.baselines import BaselineScores
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import RunManifest
 from mmgauge.store.run_folder import RunFolder
@@ -45,6 +46,8 @@ class Source:
     fingerprints: dict[str, str] = field(default_factory=dict)
     data: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: What trivial answerers score on its questions (run folders' results), by benchmark and baseline.
+    baselines: dict[str, dict[str, BaselineScores]] = field(default_factory=dict)
 
 
 def read_source(
@@ -90,6 +93,9 @@ def _run_folder(path: Path) -> Source:
     dicts, judged = folder.record_dicts()
     model = manifest.model.label() if manifest is not None else (results.model if results else None)
     source = run_source(path, model, [Answer.from_dict(data) for data in dicts], manifest)
+    if results is not None:
+        source.baselines = {name: dict(entry.baselines) for name, entry in results.benchmarks.items()
+                            if entry.baselines}
     if not judged:
         source.notes.append(f"{path.name}: no {folder.name_of('scored')} (run not scored?): answers as "
                             "logged, before any judge pass")

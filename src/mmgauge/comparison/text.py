@@ -8,6 +8,7 @@ from rich.text import Text
 
 from mmgauge.comparison.core import Comparison, PairComparison
 from mmgauge.comparison.rows import MCNEMAR, MetricRow
+from mmgauge.core.baselines import baseline_labels, baselines_text
 
 NAMES = {"mme": "MME", "mmbench": "MMBench", "m3gia": "M3GIA"}
 
@@ -89,6 +90,17 @@ def pair_table(comparison: Comparison, pair: PairComparison, *, headline_only: b
     return table
 
 
+def baseline_lines(comparison: Comparison, benchmark: str) -> list[Text]:
+    """What trivial answerers score on the benchmark's headline numbers, under its table."""
+    found = comparison.baselines.get(benchmark)
+    if not found:
+        return []
+    run = comparison.baselines_from.get(benchmark, 0) + 1
+    lines = [Text(f"baselines (the same scoring on run {run}'s questions; chance: exact expected score):")]
+    lines += [Text(f"  {label}: {baselines_text(found, label)}") for label in baseline_labels(found)]
+    return lines
+
+
 def render(comparison: Comparison, *, headline_only: bool = False) -> RenderableType:
     parts: list[RenderableType] = []
     for number, run in enumerate(comparison.runs, start=1):
@@ -96,6 +108,7 @@ def render(comparison: Comparison, *, headline_only: bool = False) -> Renderable
     for pair in comparison.pairs:
         parts.append(Text(""))
         parts.append(pair_table(comparison, pair, headline_only=headline_only))
+        parts.extend(baseline_lines(comparison, pair.benchmark))
         parts.extend(Text(f"note: {note}") for note in pair.notes)
     settings = comparison.settings
     legend = (f"Differences in percentage points (%) or score points; n in questions (q), images (img) or "
