@@ -36,7 +36,8 @@ def test_always_yes_scores_what_a_model_answering_yes_scores_on_mme(runs: dict[s
     entry = runs["mock:Yes"].benchmarks["mme"]
     scored = entry.result_as(MMEResult)
     always = entry.baselines["always-yes"]
-    assert always.headline == {"MME perception": scored.perception.score, "MME cognition": scored.cognition.score}
+    assert always.headline == {"MME perception": scored.perception.score,
+                               "MME cognition": scored.cognition.score}
     assert always.breakdowns["acc_plus"] == {name: s.acc_plus for name, s in scored.subtasks.items()}
     assert always.breakdowns["acc"] == {name: s.acc for name, s in scored.subtasks.items()}
     assert not always.expected
@@ -111,7 +112,8 @@ def record(sample_id: str, target: str, unit: str = "") -> SampleRecord:
 def test_answer_sets_give_each_unit_its_own_distribution_exactly() -> None:
     bench = get_benchmark("mme")
     thirds = Baseline("x", "", lambda r: [("A", Fraction(1, 3)), ("B", Fraction(2, 3))]
-                      if r.target == "A" else [("yes", Fraction(1, 2)), ("no", Fraction(1, 2))], expected=True)
+                      if r.target == "A" else [("yes", Fraction(1, 2)), ("no", Fraction(1, 2))],
+                      expected=True)
     records = [record("1", "A", "i"), record("2", "yes", "j"), record("3", "no", "j")]
     sets = answer_sets(bench, records, thirds)
     assert sets is not None and sum(weight for weight, _ in sets) == 1
