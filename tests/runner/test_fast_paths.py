@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import base64
-import gc
 import hashlib
 import json
 from pathlib import Path
 
 from mmgauge.backends.base import Request
 from mmgauge.benchmarks.base import AnyBenchmark
-from mmgauge.core.gc_pause import YoungObjectFreezer, freeze_survivors
 from mmgauge.core.types import GenerationConfig, ImagePart, ImageRef, Message, Sample
 from mmgauge.runner.images import ImageLedger
 from mmgauge.runner.run import _Work, group_by_image
@@ -105,29 +103,6 @@ def test_image_refs_are_shared_per_file_and_equal_to_fresh_ones(tmp_path: Path) 
     assert first[0].path == str((tmp_path / "a.png").resolve())
     assert first[0].sha256 == hashlib.sha256(tiny_png(1)).hexdigest()
     assert first[1].path is None and first[1].sha256 == hashlib.sha256(tiny_png(2)).hexdigest()
-
-
-class _Cycle:
-    def __init__(self) -> None:
-        self.me = self
-
-
-def test_freezer_collects_cycles_before_freezing_and_is_undone_by_unfreeze() -> None:
-    freezer = YoungObjectFreezer(every=3)
-    before = gc.get_freeze_count()
-    try:
-        freezer.tick()
-        freezer.tick()
-        assert gc.get_freeze_count() == before
-        _Cycle()  # garbage only a collection frees
-        kept = [_Cycle()]
-        freezer.tick()
-        assert gc.get_freeze_count() > before
-        assert not any(type(o) is _Cycle and o is not kept[0] for o in gc.get_objects())
-        freeze_survivors()
-    finally:
-        gc.unfreeze()
-    assert gc.get_freeze_count() == 0
 
 
 def test_prepared_image_refs_equal_the_ones_made_on_demand(tmp_path: Path) -> None:

@@ -22,7 +22,6 @@ from mmgauge.backends.base import Backend, Request
 from mmgauge.benchmarks.base import AnyBenchmark, Dataset
 from mmgauge.comparison.answers import Answer
 from mmgauge.comparison.audit import AUDITS, judge_audit
-from mmgauge.core.gc_pause import YoungObjectFreezer, gc_paused
 from mmgauge.core.types import (
     SCHEMA_VERSION,
     Extraction,
@@ -116,12 +115,9 @@ class Runner:
         existing = self.folder.raw_records()
         plan = _Plan(counts={run.benchmark.name: BenchCounts() for run in runs})
         with self.folder.open_log() as log:
-            # Planning builds a few objects per request, none in a cycle, all kept until the run ends: no
-            # collector passes over them while they are made, none after (frozen; the session unfreezes).
-            with gc_paused(freeze=True):
-                for run in runs:
-                    self._plan(run, existing, plan, log)
-                plan.pending = group_by_image(plan.pending)
+            for run in runs:
+                self._plan(run, existing, plan, log)
+            plan.pending = group_by_image(plan.pending)
             manifest.save()
             self.progress.start(len(plan.pending), "requests")
             try:
@@ -170,8 +166,6 @@ class Runner:
         size = max(1, self.backend.batch_size)
         pending = plan.pending
         batches = [pending[i : i + size] for i in range(0, len(pending), size)]
-        # The records kept for scoring would make every full collection longer (pauses with requests waiting).
-        freezer = YoungObjectFreezer()
 
         def deliver(number: int, responses: list[ModelResponse]) -> None:
             for work, response in zip(batches[number], responses, strict=True):
@@ -180,7 +174,6 @@ class Runner:
                     self.cache.put(work.fingerprint, response, self._model_fingerprint)
                 self._finish(work, response, log, existing)
                 self.progress.advance(failed=not response.ok)
-                freezer.tick()
 
         # Cache commits go to a writer thread meanwhile: each would stall the loop sending requests.
         with self.cache.writing_behind() if self.cache is not None else contextlib.nullcontext():
