@@ -12,7 +12,7 @@ from mmgauge.benchmarks.base import AnyBenchmark
 from mmgauge.core.types import GenerationConfig, ImagePart, ImageRef, Message, Sample
 from mmgauge.runner.images import ImageLedger
 from mmgauge.runner.run import _Work, group_by_image
-from mmgauge.store.cache import CACHE_SCHEMA, request_fingerprint
+from mmgauge.store.cache import CACHE_SCHEMA, config_part, request_fingerprint
 from mmgauge.store.run_folder import RunFolder
 from mmgauge.testing.toy import ToyBenchmark, tiny_png
 
@@ -43,10 +43,10 @@ def test_fingerprint_matches_the_reference_for_every_config(tmp_path: Path) -> N
          Message.user("", [ImageRef(data=png), ImageRef(b64=base64.b64encode(png).decode())])],
         [Message.user("text only")],
     ]
-    for _ in range(2):  # the second pass answers from the memo
-        for config in configs:
-            for sent in messages:
-                assert request_fingerprint("m", config, sent) == _reference_fingerprint("m", config, sent)
+    for config in configs:
+        part = config_part(config)
+        for sent in messages:
+            assert request_fingerprint("m", part, sent) == _reference_fingerprint("m", config, sent)
 
 
 def test_image_hash_is_memoised_and_right(tmp_path: Path) -> None:

@@ -38,7 +38,7 @@ from mmgauge.runner.executor import Executor, LocalExecutor
 from mmgauge.runner.images import ImageLedger
 from mmgauge.runner.progress import NullProgress, ProgressSink, outcome_of
 from mmgauge.runner.scoring import BenchCounts, score_benchmark, stored_entry
-from mmgauge.store.cache import ResponseCache, request_fingerprint
+from mmgauge.store.cache import ResponseCache, config_part, request_fingerprint
 from mmgauge.store.manifest import ManifestStore
 from mmgauge.store.results import RunResults
 from mmgauge.store.run_folder import Key, Logged, RunFolder
@@ -137,12 +137,14 @@ class Runner:
         asked = {sample.id for sample in run.asked}
         counts = plan.counts[bench.name]
         todo: list[_Work] = []
+        # Each round's config and its part of the cache key: once per round, not per request.
+        configs = [self.round_config(round) for round in range(bench.options.rounds)]
+        parts = [config_part(config) for config in configs]
         for sample in run.dataset.samples:
-            for round in range(bench.options.rounds):
+            for round, (config, part) in enumerate(zip(configs, parts, strict=True)):
                 key = (bench.name, sample.id, round)
-                config = self.round_config(round)
                 messages = bench.build_messages(sample, round)
-                fingerprint = request_fingerprint(self._model_fingerprint, config, messages)
+                fingerprint = request_fingerprint(self._model_fingerprint, part, messages)
                 plan.fingerprints[key] = fingerprint
                 if sample.id not in asked:
                     continue
