@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from html import escape
 
-from mmgauge import __version__
+from mmgauge.core.version import __version__
 from mmgauge.report.assets import CSS, JS
 from mmgauge.report.browser import BrowserData
 from mmgauge.report.compare import compare, is_partial, leaderboard

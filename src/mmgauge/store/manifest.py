@@ -16,9 +16,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mmgauge import __version__
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import DatasetEntry, GenerationConfig, HostInfo, Invocation, ModelSpec, RunManifest
+from mmgauge.core.version import __version__
 from mmgauge.store.run_folder import RunFolder
 
 
