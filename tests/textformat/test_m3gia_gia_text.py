@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from mmgauge.api.inputs import counts_from_csv, read_counts
 from mmgauge.api.scores import m3gia_gia_scores
-from mmgauge.cli.inputs import counts_from_csv, read_counts
 from mmgauge.scoring.m3gia_gia import (
     SCORE_BLOCK_ROWS,
     GiaResult,
