@@ -1,8 +1,15 @@
-"""Generated inputs of the scoring benches, written line by line (generation is never timed).
+"""Generated inputs of the scoring and endpoint benches, written line by line (generation is never timed).
 
-- MMBench: a VLMEvalKit-form predictions TSV, 4 circular copies per question (rotated), a realistic mix of
-  answers: bare letters, "B. text", "The answer is C because ...", option texts, explanations naming two
-  options (unresolved), failure markers, and options pandas would read as missing ("None").
+- MMBench: a VLMEvalKit prediction file as VLMEvalKit writes it (pandas `to_csv(sep="\\t")`: a cell holding a
+  tab, a quote or a line break is quoted, quotes doubled), columns index, question, hint, A-D, answer,
+  category, l2-category, split, prediction; 4 circular copies per question at index + k * 1,000,000. Text
+  is not ASCII-only (Chinese questions and options, accented words), and some question, hint and
+  prediction cells hold line breaks, so a reader cannot split lines without parsing quotes. Answers are
+  a realistic mix: bare letters, "B. text", "The answer is C because ...", option texts, explanations
+  naming two options (unresolved), failure markers, and options pandas would read as missing ("None").
+- MMBench with images (`write_mmbench_images`): the same questions as a VLMEvalKit dataset TSV with an
+  `image` column: each distinct image's base64 once, in the first row that shows it, and that row's index
+  in every other row (as VLMEvalKit stores images shared by circular copies).
 - MME: the official tool's results folder (`<subtask>.txt`, lines `image<TAB>question<TAB>truth<TAB>answer`),
   `copies` copies of the 2,374-question release template, each copy's images renamed (`c<k>_<name>`), answers
   a mix of Yes/No, chatty answers, prefixes the official parser reads ("not sure" is no), and answers it
@@ -14,8 +21,11 @@
 
 from __future__ import annotations
 
+import base64
 import csv
+import io
 import random
+from collections.abc import Iterator
 from pathlib import Path
 
 from mmgauge.extraction.choice import FAILURE_MARKER
@@ -24,7 +34,8 @@ ROOT = Path(__file__).resolve().parents[1]
 MME_TEMPLATE = ROOT / "tests" / "fixtures" / "mme" / "official_template"
 MME_RELEASE_LINES = 2374
 WORDS = ("red", "blue", "green", "yellow", "cat", "dog", "bird", "fish", "table", "chair", "river",
-         "mountain", "city", "forest", "car", "train")
+         "mountain", "city", "forest", "car", "train", "café", "niño", "Straße", "façade")
+WORDS_CN = ("红色", "蓝色", "猫", "狗", "鸟", "桌子", "河流", "山", "城市", "森林", "汽车", "火车")
 CATEGORIES = (
     ("image_scene", "coarse_perception"), ("image_topic", "coarse_perception"),
     ("ocr", "finegrained_perception (instance-level)"),
@@ -33,7 +44,7 @@ CATEGORIES = (
     ("physical_property_reasoning", "attribute_reasoning"), ("social_relation", "relation_reasoning"),
     ("future_prediction", "logic_reasoning"),
 )
-MMBENCH_HEADER = "index\tquestion\thint\tA\tB\tC\tD\tanswer\tcategory\tl2-category\tsplit\tprediction\n"
+COLUMNS = ["index", "question", "hint", "A", "B", "C", "D", "answer", "category", "l2-category", "split"]
 
 
 def _choice_answer(rng: random.Random, options: list[str], truth: int) -> str:
@@ -45,33 +56,82 @@ def _choice_answer(rng: random.Random, options: list[str], truth: int) -> str:
         return f"{letter}. {options['ABCD'.index(letter)]}"
     if kind < 0.72:
         return f"The answer is {letter} because the picture shows a {rng.choice(WORDS)}."
-    if kind < 0.84:
+    if kind < 0.8:
         return options["ABCD".index(letter)]
+    if kind < 0.86:  # a multi-line answer with quotes, as chat models write them
+        seen, unseen = rng.choice(WORDS), rng.choice(WORDS)
+        return f'Looking at the "{seen}" in the image:\n- it is not {unseen}\n\n{letter}'
     if kind < 0.97:
         return (f"Option A could fit since there is a {rng.choice(WORDS)}, but option B also seems plausible "
                 f"given the {rng.choice(WORDS)}; it is hard to decide.")
     return FAILURE_MARKER
 
 
+def _questions(rows: int, seed: int) -> Iterator[tuple[int, list[str], int, random.Random]]:
+    """Per question: its number, the copies' shared cells (question, hint, options), the right option."""
+    rng = random.Random(seed)
+    for question in range(rows // 4):
+        if question % 2:  # MMBench-CN-like rows: Chinese question and options
+            options = [f"{rng.choice(WORDS_CN)}{rng.choice(WORDS_CN)} {n}" for n in range(4)]
+            text = f"图片{question}中显示的是什么？请仔细观察{rng.choice(WORDS_CN)}。"
+        else:
+            options = [f"{rng.choice(WORDS)} {rng.choice(WORDS)} {n}" for n in range(4)]
+            text = f"What is shown in picture {question}? Look at the {rng.choice(WORDS)}."
+        if question % 5 == 0:
+            text += f"\nOptions are listed below; pick one of the \"{rng.choice(WORDS)}\" answers."
+        if question % 97 == 0:
+            options[3] = "None"  # pandas reads it as missing: VLMEvalKit drops the option
+        hint = "" if question % 3 else ("A hint.\nThe second line of the hint." if question % 2 else "提示。")
+        yield question, [text, hint, *options], rng.randrange(4), rng
+
+
+def _copies(question: int, cells: list[str], truth: int) -> Iterator[tuple[list[object], int]]:
+    text, hint, options = cells[0], cells[1], cells[2:]
+    for k in range(4):
+        shown = options[k:] + options[:k]
+        category, l2 = CATEGORIES[question % len(CATEGORIES)]
+        right = (truth - k) % 4
+        yield [question + k * 1_000_000, text, hint, *shown, "ABCD"[right], category, l2, "dev"], right
+
+
 def write_mmbench(path: Path, rows: int, seed: int = 0) -> None:
     """`rows` rows (rounded down to whole questions of 4 copies)."""
-    rng = random.Random(seed)
-    with path.open("w", encoding="utf-8") as out:
-        out.write(MMBENCH_HEADER)
-        for question in range(rows // 4):
-            options = [f"{rng.choice(WORDS)} {rng.choice(WORDS)} {n}" for n in range(4)]
-            if question % 97 == 0:
-                options[3] = "None"  # pandas reads it as missing: VLMEvalKit drops the option
-            truth = rng.randrange(4)
-            category, l2 = CATEGORIES[question % len(CATEGORIES)]
-            text = f"What is shown in picture {question}? Look at the {rng.choice(WORDS)}."
-            hint = "" if question % 3 else "A hint."
-            for k in range(4):
-                shown = options[k:] + options[:k]
-                answer = "ABCD"[(truth - k) % 4]
-                prediction = _choice_answer(rng, shown, (truth - k) % 4)
-                out.write(f"{question + k * 1_000_000}\t{text}\t{hint}\t" + "\t".join(shown)
-                          + f"\t{answer}\t{category}\t{l2}\tdev\t{prediction}\n")
+    with path.open("w", encoding="utf-8", newline="") as out:
+        writer = csv.writer(out, delimiter="\t", lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+        writer.writerow([*COLUMNS, "prediction"])
+        for question, cells, truth, rng in _questions(rows, seed):
+            for row, right in _copies(question, cells, truth):
+                writer.writerow([*row, _choice_answer(rng, [str(c) for c in row[3:7]], right)])
+
+
+def noise_png(seed: int, side: int) -> bytes:
+    """An RGB PNG of noise: it does not compress, so its size is about 3 * side**2 bytes."""
+    import numpy as np
+    from PIL import Image
+
+    pixels = np.random.default_rng(seed).integers(0, 256, size=(side, side, 3), dtype=np.uint8)
+    out = io.BytesIO()
+    Image.fromarray(pixels).save(out, format="PNG")
+    return out.getvalue()
+
+
+def write_mmbench_images(path: Path, rows: int, distinct: int, image_bytes: int, seed: int = 0) -> None:
+    """A VLMEvalKit MMBench dataset TSV of `rows` rows (4 circular copies per question) over `distinct`
+    images of about `image_bytes` each (PNG); question q shows image q % distinct."""
+    side = max(8, round((image_bytes / 3) ** 0.5))
+    holder: dict[int, int] = {}
+    with path.open("w", encoding="utf-8", newline="") as out:
+        writer = csv.writer(out, delimiter="\t", lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+        writer.writerow([*COLUMNS, "image"])
+        for question, cells, truth, _ in _questions(rows, seed):
+            picture = question % distinct
+            for row, _right in _copies(question, cells, truth):
+                if picture in holder:
+                    cell = str(holder[picture])
+                else:
+                    holder[picture] = int(str(row[0]))
+                    cell = base64.b64encode(noise_png(picture, side)).decode("ascii")
+                writer.writerow([*row, cell])
 
 
 def _yes_no_answer(rng: random.Random, truth: str) -> str:
@@ -151,6 +211,8 @@ def main() -> None:
         write_m3gia_counts(path, rows)
     elif kind == "level":
         print(write_level_rows(path, rows))
+    elif kind == "mmbench-images":  # ROWS DISTINCT IMAGE_BYTES
+        write_mmbench_images(path, rows, int(sys.argv[4]), int(sys.argv[5]))
     else:
         raise SystemExit(f"unknown input kind {kind}")
 

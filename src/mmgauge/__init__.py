@@ -4,6 +4,8 @@ The Python API (imported on first use, so `import mmgauge` stays cheap):
 
     evaluate(model, benchmarks, data, out, ...) -> RunResults   run benchmarks into a run folder
     evaluate_async(...)                                           the same, inside a running event loop
+    request_from_config(path, overrides) -> EvalRequest          a run configuration file (or a run's
+                                                                  manifest) as evaluate_async's request
     load_run(path) -> Run                                         typed results, manifest, records DataFrame
     score_mme(path), score_mmbench(path), m3gia_gia(counts, language), general_level(results)
                                                                   score files produced elsewhere
@@ -26,6 +28,8 @@ _EXPORTS = {
     "evaluate": "mmgauge.api.evaluate",
     "evaluate_async": "mmgauge.api.evaluate",
     "EvalRequest": "mmgauge.api.request",
+    "RunConfig": "mmgauge.api.request",
+    "request_from_config": "mmgauge.api.run_config",
     "load_run": "mmgauge.api.runs",
     "Run": "mmgauge.api.runs",
     "score_mme": "mmgauge.api.scores",

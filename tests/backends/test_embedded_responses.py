@@ -19,6 +19,10 @@ class StandInEngine:
 
     def __init__(self) -> None:
         self.seen: list[EngineInput] = []
+        self.stage_listener: Any = None
+
+    def load(self) -> None:
+        """Nothing to load: the models of the real engine are what this stands in for."""
 
     def answer_batch(self, items: list[EngineInput], **_: Any) -> list[EngineOutput]:
         self.seen.extend(items)

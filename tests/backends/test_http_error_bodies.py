@@ -22,6 +22,8 @@ from mmgauge.testing.faults import CONTEXT_LENGTH_400, LLAMA_CPP_500
          "HTTP 400 [BadRequestError]: bad image", "HTTP 400 BadRequestError"),  # vLLM
         (400, {"type": "error", "error": {"type": "invalid_request_error", "message": "max_tokens: too big"}},
          "HTTP 400 [invalid_request_error]: max_tokens", "HTTP 400 invalid_request_error"),  # Anthropic
+        (400, {"error": {"code": 400, "message": "API key not valid", "status": "INVALID_ARGUMENT"}},
+         "HTTP 400 [INVALID_ARGUMENT]: API key not valid", "HTTP 400 INVALID_ARGUMENT"),  # Google (Gemini)
         (422, {"detail": "Field required"}, "HTTP 422: Field required", "HTTP 422"),  # FastAPI
         (502, "<html>Bad Gateway</html>", "HTTP 502: <html>Bad Gateway</html>", "HTTP 502"),
     ],

@@ -15,12 +15,12 @@ import pytest
 from mmgauge.testing.server import FakeOpenAIServer
 
 PLUGIN = '''
-"""A provider speaking the OpenAI wire format under its own name, as a Gemini gateway plug-in would."""
+"""A provider speaking the OpenAI wire format under its own name, as a gateway plug-in would."""
 from mmgauge.backends.openai import OpenAIBackend
 
 
-class GeminiBackend(OpenAIBackend):
-    provider = "gemini"
+class GatewayBackend(OpenAIBackend):
+    provider = "gateway"
 '''
 
 
@@ -28,11 +28,12 @@ class GeminiBackend(OpenAIBackend):
 def site(tmp_path: Path) -> Path:
     """A folder holding the plug-in module and its dist-info, with the `mmgauge.backends` entry point."""
     site = tmp_path / "site"
-    info = site / "mmgauge_gemini_test-0.1.dist-info"
+    info = site / "mmgauge_gateway_test-0.1.dist-info"
     info.mkdir(parents=True)
-    (site / "mmgauge_gemini_test.py").write_text(textwrap.dedent(PLUGIN))
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: mmgauge-gemini-test\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text("[mmgauge.backends]\ngemini = mmgauge_gemini_test:GeminiBackend\n")
+    (site / "mmgauge_gateway_test.py").write_text(textwrap.dedent(PLUGIN))
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: mmgauge-gateway-test\nVersion: 0.1\n")
+    entry = "gateway = mmgauge_gateway_test:GatewayBackend"  # not a built-in's name: those win
+    (info / "entry_points.txt").write_text(f"[mmgauge.backends]\n{entry}\n")
     return site
 
 
@@ -44,7 +45,7 @@ def run(site: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 def test_a_plugin_http_backend_splits_its_endpoints(site: Path, tmp_path: Path) -> None:
     with FakeOpenAIServer() as one, FakeOpenAIServer() as two:
-        done = run(site, "--model", f"gemini:m@{one.base_url}|{two.base_url}", "--bench", "mme",
+        done = run(site, "--model", f"gateway:m@{one.base_url}|{two.base_url}", "--bench", "mme",
                    "--limit", "8", "--out", str(tmp_path / "run"), "--no-cache", "--concurrency", "1")
         answered = (one.completed, two.completed)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -54,7 +55,7 @@ def test_a_plugin_http_backend_splits_its_endpoints(site: Path, tmp_path: Path) 
 
 def test_a_plugin_spec_with_an_invalid_url_is_one_line_before_any_request(site: Path, tmp_path: Path) -> None:
     with FakeOpenAIServer() as server:
-        done = run(site, "--model", f"gemini:m@{server.base_url}|http://:80/v1", "--bench", "mme",
+        done = run(site, "--model", f"gateway:m@{server.base_url}|http://:80/v1", "--bench", "mme",
                    "--limit", "2", "--out", str(tmp_path / "run"), "--no-cache")
         sent = server.requests + server.models_requests
     assert done.returncode == 2, done.stdout + done.stderr

@@ -38,3 +38,19 @@ def test_cache_stats_shows_every_part_of_the_default_cache_folder(
     assert f"cache folder {folder}: " in out
     assert "  embedded/: 2.5 MB  (the default model's text model" in out
     assert "  responses.sqlite: " in out
+
+
+def test_judge_answers_are_counted_under_the_judge_model(cli: Any, tmp_path: Path) -> None:
+    import asyncio
+
+    from mmgauge.backends.registry import load_backend
+    from mmgauge.extraction.judge import Judge
+    from mmgauge.store.cache import ResponseCache
+
+    path = tmp_path / "responses.sqlite"
+    cache = ResponseCache(path)
+    _, backend = load_backend("mock:B")
+    asyncio.run(Judge(backend, cache).ask("Which option does this answer choose?"))
+    cache.close()
+    out = cli("cache", "stats", "--cache-path", path).out
+    assert f"  {backend.fingerprint()}: 1" in out and "(unknown model)" not in out

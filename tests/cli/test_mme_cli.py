@@ -157,3 +157,14 @@ def test_score_mme_reads_lmms_eval_sample_log_as_the_official_tool_reads_its_res
     assert official.code == 0 and from_log.code == 0, from_log.err
     assert json.loads(from_log.out) == json.loads(official.out)
     assert 0 < json.loads(from_log.out)["perception"] < 2000
+
+
+def test_the_score_table_shows_the_yes_ratio_in_percent_as_every_other_view(
+    app: typer.Typer, tmp_path: Path
+) -> None:
+    result = CliRunner().invoke(app, ["score", "mme", str(always_yes(tmp_path / "res"))],
+                                env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "yes %" in result.stdout
+    existence = next(line for line in result.stdout.splitlines() if "existence" in line)
+    assert "100.0%" in existence and "1.00" not in existence

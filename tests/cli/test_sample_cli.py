@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -31,3 +32,30 @@ def test_a_file_sample_into_an_existing_folder_says_what_to_pass(cli: Any, tmp_p
     blocked = tmp_path / "file"
     blocked.write_text("x")
     assert "file: exists and is not a folder" in cli("sample", "mme", "--out", blocked).error_line()
+
+
+@pytest.mark.parametrize("bench", ["mme", "mmbench", "m3gia"])
+def test_the_sample_given_back_with_data_is_labelled_as_sample_data(
+    cli: Any, tmp_path: Path, bench: str
+) -> None:
+    out = tmp_path / "moved" / bench  # anywhere: recognised by content, not by path
+    assert cli("sample", bench, "--out", out).code == 0
+    run = cli("run", "--model", "mock:Yes", "--bench", bench, "--data", out, "--out", tmp_path / "run",
+              "--no-cache")
+    assert run.code == 0, run.err
+    assert "built-in synthetic sample data" in " ".join((run.out + run.err).split())
+    results = json.loads((tmp_path / "run" / "results.json").read_text())
+    assert results["labels"] == ["sample data"]
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert [entry["builtin_sample"] for entry in manifest["datasets"]] == [True]
+
+
+def test_an_edited_sample_is_not_the_built_in_one(cli: Any, tmp_path: Path) -> None:
+    out = tmp_path / "mmbench.tsv"
+    assert cli("sample", "mmbench", "--out", out).code == 0
+    text = out.read_text(encoding="utf-8")
+    out.write_text(text.replace("sign?", "signpost?"), encoding="utf-8")  # reworded: the user's data now
+    run = cli("run", "--model", "mock:A", "--bench", "mmbench", "--data", out, "--out", tmp_path / "run",
+              "--no-cache")
+    assert run.code == 0, run.err
+    assert json.loads((tmp_path / "run" / "results.json").read_text())["labels"] == []

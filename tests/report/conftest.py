@@ -1,12 +1,17 @@
-"""Report test fixtures: real runs of the mock model on the built-in samples, and headless chromium."""
+"""Report test fixtures: real runs of the mock model on the built-in samples, and headless chromium (a DOM
+dump and a screenshot, or driven over the DevTools protocol to type, pick filters and read the page)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import select
 import shutil
 import subprocess
-from dataclasses import dataclass
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -152,3 +157,134 @@ def open_page(chromium: str, tmp_path: Path) -> Any:
 @pytest.fixture(scope="session")
 def payloads() -> tuple[str, ...]:
     return PAYLOADS
+
+
+@dataclass
+class DevTools:
+    """One headless chromium driven over the DevTools protocol on a pipe (`--remote-debugging-pipe`).
+
+    The browser reads commands on its fd 3 and writes replies and events on fd 4, each a JSON object ended by
+    a NUL byte: no port, no websocket library. `open` loads a page in a fresh tab; `problems` collects what
+    the page reported: uncaught exceptions, any console call, and log entries at warning or error level
+    (CSP violations, failed loads).
+    """
+
+    process: subprocess.Popen[bytes]
+    to_browser: int
+    from_browser: int
+    session: str = ""
+    problems: list[str] = field(default_factory=list)
+    _next: int = 0
+    _buffer: bytes = b""
+
+    @classmethod
+    def start(cls, chromium: str, work: Path) -> DevTools:
+        commands_r, commands_w = os.pipe()
+        replies_r, replies_w = os.pipe()
+        # The shell puts the pipe ends on fds 3 and 4, where chromium looks for them, and becomes chromium
+        # (bash: dash refuses fd numbers above 9, and under pytest the pipes get higher ones).
+        script = f'exec "$0" "$@" 3<&{commands_r} 4>&{replies_w}'
+        with (work / "chromium.log").open("wb") as log:
+            process = subprocess.Popen(
+                [shutil.which("bash") or "/bin/bash", "-c", script, chromium, *CHROMIUM_FLAGS,
+                 "--remote-debugging-pipe", f"--user-data-dir={work / 'profile-devtools'}", "about:blank"],
+                pass_fds=(commands_r, replies_w), stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+            )
+        os.close(commands_r)
+        os.close(replies_w)
+        return cls(process, commands_w, replies_r)
+
+    def _read(self, timeout: float) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while b"\0" not in self._buffer:
+            left = deadline - time.monotonic()
+            ready, _, _ = select.select([self.from_browser], [], [], max(0.0, left))
+            if not ready:
+                raise TimeoutError("chromium sent nothing over the DevTools pipe")
+            chunk = os.read(self.from_browser, 1 << 16)
+            if not chunk:
+                raise RuntimeError("chromium closed the DevTools pipe")
+            self._buffer += chunk
+        message, self._buffer = self._buffer.split(b"\0", 1)
+        data: dict[str, Any] = json.loads(message)
+        return data
+
+    def _note(self, event: dict[str, Any]) -> None:
+        method, params = event.get("method"), event.get("params", {})
+        if method == "Runtime.exceptionThrown":
+            self.problems.append(f"exception: {params['exceptionDetails']}")
+        elif method == "Runtime.consoleAPICalled":
+            self.problems.append(f"console.{params['type']}: {params.get('args')}")
+        elif method == "Log.entryAdded" and params["entry"]["level"] in ("warning", "error"):
+            self.problems.append(f"log {params['entry']['level']}: {params['entry']['text']}")
+
+    def call(self, method: str, params: dict[str, Any] | None = None, *, page: bool = True,
+             timeout: float = 60) -> dict[str, Any]:
+        """Send one command (to the open tab unless `page=False`) and return its result."""
+        self._next += 1
+        message: dict[str, Any] = {"id": self._next, "method": method, "params": params or {}}
+        if page and self.session:
+            message["sessionId"] = self.session
+        os.write(self.to_browser, json.dumps(message).encode() + b"\0")
+        while True:
+            reply = self._read(timeout)
+            if reply.get("id") != self._next:
+                self._note(reply)
+                continue
+            if "error" in reply:
+                raise RuntimeError(f"{method}: {reply['error']}")
+            result: dict[str, Any] = reply.get("result", {})
+            return result
+
+    def open(self, page: Path) -> None:
+        target = self.call("Target.createTarget", {"url": "about:blank"}, page=False)["targetId"]
+        self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True},
+                                 page=False)["sessionId"]
+        for domain in ("Runtime", "Log", "Page"):
+            self.call(f"{domain}.enable")
+        self.call("Page.navigate", {"url": page.as_uri()})
+        self.wait_for("document.body !== null && document.body.getAttribute('data-ready') === '1'")
+
+    def evaluate(self, expression: str) -> Any:
+        """The value of a JavaScript expression in the page (JSON-able values only)."""
+        result = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+        if "exceptionDetails" in result:
+            raise RuntimeError(f"{expression!r} threw: {result['exceptionDetails']}")
+        return result["result"].get("value")
+
+    def wait_for(self, expression: str, timeout: float = 60) -> Any:
+        """Poll until the expression is truthy; its value."""
+        deadline = time.monotonic() + timeout
+        while True:
+            value = self.evaluate(expression)
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"still false after {timeout}s: {expression}")
+            time.sleep(0.05)
+
+    def type_into(self, selector: str, text: str) -> None:
+        """Focus the element and type `text` as keyboard input (the page sees real input events)."""
+        self.evaluate(f"document.querySelector({json.dumps(selector)}).focus()")
+        self.call("Input.insertText", {"text": text})
+
+    def close(self) -> None:
+        with contextlib.suppress(RuntimeError, TimeoutError, OSError):  # already gone
+            self.call("Browser.close", page=False, timeout=10)
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        os.close(self.to_browser)
+        os.close(self.from_browser)
+
+
+@pytest.fixture
+def devtools(chromium: str, tmp_path: Path) -> Iterator[DevTools]:
+    """A headless chromium to drive (skips, like `chromium`, where there is none)."""
+    browser = DevTools.start(chromium, tmp_path)
+    try:
+        yield browser
+    finally:
+        browser.close()

@@ -52,3 +52,19 @@ def test_kappa_is_undefined_when_both_raters_use_one_category() -> None:
     assert result.kappa is None and result.observed_agreement == 1.0
     with pytest.raises(ValueError, match="one length"):
         cohen_kappa(["a"], ["a", "b"])
+
+
+def test_kappa_has_no_interval_when_one_rater_never_varies() -> None:
+    # The judge says "yes" to everything: kappa is 0 by the formula, with a 0-to-0 interval: a certainty
+    # about nothing. No interval, and the rater that never varied is named.
+    result = cohen_kappa(["yes"] * 6, ["yes", "no"] * 3)
+    assert result.low is None and result.high is None and result.standard_error is None
+    assert result.single_category == ["yes", None] and result.observed_agreement == 0.5
+
+
+def test_the_audit_table_says_why_kappa_is_undefined() -> None:
+    from mmgauge.cli.audit import kappa_text
+
+    text = kappa_text(cohen_kappa(["yes"] * 6, ["yes", "no"] * 3), ("the judge", "the rules"))
+    assert text.startswith("kappa undefined (the judge said 'yes' to every item")
+    assert "0.000" not in text and "agree 50.0%" in text

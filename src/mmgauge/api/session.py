@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from pathlib import Path
 from typing import Any
 
 from mmgauge.api.options import benchmark_options
 from mmgauge.api.request import EvalRequest
+from mmgauge.api.run_config import recorded_config
 from mmgauge.backends.base import Backend, BackendSettings
 from mmgauge.core.errors import UserError
 from mmgauge.core.secrets import public_spec
@@ -20,6 +22,8 @@ from mmgauge.store.manifest import ManifestStore, now
 from mmgauge.store.results import RunResults
 from mmgauge.store.run_folder import RunFolder
 
+logger = logging.getLogger(__name__)
+
 
 class EvalSession:
     def __init__(self, request: EvalRequest, progress: ProgressSink | None = None) -> None:
@@ -30,6 +34,7 @@ class EvalSession:
 
     async def run(self) -> RunResults:
         request = self.request
+        logger.debug("run configuration: %s", recorded_config(request))
         with self.folder.lock(request.command, now()):
             try:
                 return await self._locked()
@@ -54,6 +59,7 @@ class EvalSession:
             backend.stage_listener = self.progress.stage
         await backend.start()
         self._warn(backend)
+        logger.debug("model %s: fingerprint %s, %s", spec.label(), backend.fingerprint(), backend.describe())
         from mmgauge.store.cache import ResponseCache, default_cache_path
 
         cache = ResponseCache(request.cache_path or default_cache_path()) if request.cache else None
@@ -66,7 +72,7 @@ class EvalSession:
             self.folder, model=public_spec(spec), model_fingerprint=backend.fingerprint(), generation=config,
             judge=public_judge, datasets=[_entry(run) for run in runs],
             seeds={"generation": request.seed, "benchmarks": request.seed}, command=request.command,
-            backend=backend.describe(), executor=executor.describe(),
+            backend=backend.describe(), executor=executor.describe(), config=recorded_config(request),
             judge_backend=judge.backend.describe() if judge is not None else None,
         )
         manifest.begin(request.command, [run.benchmark.name for run in runs], request.limit)
@@ -84,6 +90,7 @@ class EvalSession:
         counts = {name: {"requested": b.requested, "cache_hits": b.cache_hits, "resumed": b.resumed,
                          "failed": b.failed, "judge_calls": b.judge_calls, "records": b.records or 0}
                   for name, b in results.benchmarks.items()}
+        logger.info("run into %s ended: %s", self.folder.path, counts)
         manifest.end("failed" if results.failed else "finished", counts)
         if results.failed == 0:
             manifest.finish()
@@ -94,6 +101,7 @@ class EvalSession:
     def _benchmark_runs(self) -> list[BenchmarkRun]:
         from mmgauge.benchmarks.base import no_sample_message
         from mmgauge.benchmarks.registry import benchmark_names, get_benchmark
+        from mmgauge.benchmarks.sample_check import is_builtin_sample
         from mmgauge.datasources.confine import loaded_path
         from mmgauge.datasources.locate import resolve_data
 
@@ -122,7 +130,11 @@ class EvalSession:
             dataset = bench.load(path)
             dataset = dataset.model_copy(update={"source": str(loaded_path(Path(dataset.source)))})
             selected = bench.select(dataset.samples, request.limit) if request.limit is not None else None
-            runs.append(BenchmarkRun(bench, dataset, selected, builtin_sample=given is None))
+            logger.debug("%s: %d samples from %s (fingerprint %s)", name, len(dataset.samples),
+                         dataset.source, dataset.fingerprint)
+            # Data written by `mmgauge sample` and given back is the built-in sample all the same.
+            builtin = given is None or is_builtin_sample(bench, dataset)
+            runs.append(BenchmarkRun(bench, dataset, selected, builtin_sample=builtin))
         return runs
 
     def _settings(self) -> dict[str, Any]:

@@ -120,9 +120,10 @@ def snippet(raw: bytes, limit: int = 200) -> str:
 
 
 def _error_fields(data: Any) -> tuple[str | None, list[str]]:
-    """(message, [code, type]) of an error body as the servers write it: OpenAI and llama.cpp
+    """(message, [code, type, status]) of an error body as the servers write it: OpenAI and llama.cpp
     ({"error": {"message", "type", "code"}}), vLLM ({"object": "error", "message", "type", "code"}),
-    Anthropic ({"type": "error", "error": {"type", "message"}}), FastAPI ({"detail": ...})."""
+    Anthropic ({"type": "error", "error": {"type", "message"}}), Google ({"error": {"code": 400, "message",
+    "status": "INVALID_ARGUMENT"}}), FastAPI ({"detail": ...})."""
     if not isinstance(data, dict):
         return None, []
     inner = data.get("error")
@@ -131,7 +132,7 @@ def _error_fields(data: Any) -> tuple[str | None, list[str]]:
     found = inner if isinstance(inner, dict) else data
     message = found.get("message", data.get("detail"))
     labels = []
-    for name in ("code", "type"):
+    for name in ("code", "type", "status"):
         value = found.get(name)
         # A code that repeats the status (llama.cpp: "code": 500) or a bare "error" type says nothing new.
         if isinstance(value, str) and value and value != "error" and value not in labels:
@@ -160,7 +161,22 @@ def error_reply(status: int, raw: bytes, limit: int = 200) -> tuple[str, str]:
 
 
 class ReplyError(Exception):
-    """A 2xx reply whose body is not a usable answer (the provider's parser raises it)."""
+    """A 2xx reply whose body is not a usable answer (the provider's parser raises it).
+
+    Normally a malformed reply, retried. `permanent`: a well-formed refusal of this request (Gemini's safety
+    block), the same on every try, so it is the request's own error at once, grouped under `code`.
+    """
+
+    def __init__(self, message: str, *, permanent: bool = False, code: str | None = None) -> None:
+        super().__init__(message)
+        self.permanent = permanent
+        self.code = code
+
+    def attempt(self, redact: Callable[[str], str]) -> Attempt:
+        """This failure as an attempt of the HTTP wrapper (secrets removed by `redact`)."""
+        if self.permanent:
+            return Attempt(redact(str(self)), retry=False, replied=True, code=self.code)
+        return Attempt(redact(f"malformed reply ({self})"), retry=True, replied=True, code="malformed reply")
 
 
 @dataclass

@@ -17,6 +17,7 @@ What the servers put in a model card (read in their sources):
 - Ollama (`openai/openai.go` ToListCompletion): `created` is the model's `ModifiedAt`, stable until the tag
   is pulled or created again, which is exactly the change to notice; `owned_by` is the namespace.
 - OpenAI and Anthropic (`GET /v1/models/{id}`, `created_at`): fixed release dates.
+- Gemini (`GET /v1beta/models/{model}`): `name` (read as the id) and `version`, fixed for a model id.
 
 So `created` counts unless the server is one of those that stamp the request time, or the value is within a
 few minutes of our own clock (which catches other servers built on the same card).
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
     import aiohttp
 
 #: Card fields that identify what is served and do not change between requests.
-STABLE_FIELDS = ("id", "root", "parent", "owned_by", "max_model_len", "created", "created_at")
+STABLE_FIELDS = ("id", "root", "parent", "owned_by", "max_model_len", "created", "created_at", "version")
 
 #: `owned_by` values of servers whose `created` is the time of the request (see the module docstring).
 REQUEST_TIME_CREATED = frozenset({"vllm", "sglang", "lmdeploy"})

@@ -1,9 +1,9 @@
 """The `MODEL@URL|URL|...` grammar of every HTTP backend, owned here once.
 
-`spec.py` reads the built-in `openai:` and `anthropic:` specs with it, and `HTTPBackend.from_spec` applies it
-again to whatever spec it is given, so a plug-in backend built on `HTTPBackend` (whose spec `spec.py` only
-splits at the last @) gets the same endpoints, and the same one-line error for a bad URL, before any request
-is sent.
+`spec.py` reads the built-in `openai:`, `anthropic:` and `gemini:` specs with it, and
+`HTTPBackend.from_spec` applies it again to whatever spec it is given, so a plug-in backend built on
+`HTTPBackend` (whose spec `spec.py` only splits at the last @) gets the same endpoints, and the same one-line
+error for a bad URL, before any request is sent.
 """
 
 from __future__ import annotations

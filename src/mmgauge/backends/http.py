@@ -20,7 +20,8 @@ A provider subclass of `HTTPBackend` says where requests go (`endpoint_url`), ho
 - secrets (the API key, credential headers) are redacted from every error and answer it hands back;
 - the model fingerprint: provider, model, endpoint URLs, what the endpoints report serving (`start()`),
   request options and `cache_namespace`; a model name an endpoint's listing lacks is a notice;
-- `finish_reason: "length"` (as the provider reads it) marks the answer truncated.
+- `finish_reason: "length"` (as the provider reads it) marks the answer truncated; a reply the provider reads
+  as a refusal of the request (a safety block) is that request's error at once, not retried.
 
 A request that still fails comes back with `error` set: it is recorded, never scored or cached, and the
 next run of the same command retries it.
@@ -372,10 +373,10 @@ class HTTPBackend(Backend):
                           code=self._redact(code), body=raw)
         try:
             reply = self.parse_reply(json.loads(raw))
-        except (ValueError, ReplyError) as error:
-            detail = str(error) if isinstance(error, ReplyError) else f"not JSON: {snippet(raw, 120)}"
-            raise Attempt(self._redact(f"malformed reply ({detail})"), retry=True, replied=True,
-                          code="malformed reply") from None
+        except ValueError:
+            raise ReplyError(f"not JSON: {snippet(raw, 120)}").attempt(self._redact) from None
+        except ReplyError as error:
+            raise error.attempt(self._redact) from None
         if not reply.text and not self.settings.accept_empty:
             what = "null" if reply.text is None else "empty"
             raise Attempt(f"the answer is {what} (set accept_empty to count it as an answer)", retry=True,

@@ -31,6 +31,10 @@ BACKENDS: dict[str, tuple[str, str]] = {
         "mmgauge.backends.anthropic:AnthropicBackend",
         "Anthropic Messages API (api.anthropic.com or a compatible gateway)",
     ),
+    "gemini": (
+        "mmgauge.backends.gemini:GeminiBackend",
+        "Gemini API generateContent (generativelanguage.googleapis.com or a compatible gateway)",
+    ),
     "hf": ("mmgauge.backends.hf:HFBackend", "local Hugging Face transformers vision-language model"),
     "vllm": ("mmgauge.backends.vllm:VLLMBackend", "offline batched generation, vLLM's engine (CUDA GPUs)"),
     "replay": ("mmgauge.backends.replay:ReplayBackend", "answers from an existing predictions file"),

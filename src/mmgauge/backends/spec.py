@@ -9,6 +9,8 @@ Grammar (case-sensitive backend names):
     anthropic:MODEL[@URL]         the Anthropic Messages API (default URL https://api.anthropic.com; also
                                   several URLs with |). A model id may itself contain @ (Vertex style):
                                   only a trailing @http(s)://... is read as the URL
+    gemini:MODEL[@URL]            the Gemini API (default URL https://generativelanguage.googleapis.com;
+                                  several URLs with |, a trailing @URL read as anthropic: reads it)
     hf:PATH_OR_REPO_ID            a local transformers checkpoint folder, or a repo id in the local HF cache
     vllm:PATH_OR_REPO_ID          the same, run by vLLM's offline engine on CUDA GPUs (the `vllm` extra);
                                   engine settings (tensor_parallel_size, ...) go in a config file's options
@@ -37,11 +39,9 @@ names the environment variable to read.
 from __future__ import annotations
 
 import difflib
-import json
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from mmgauge.backends._urls import split_urls
@@ -49,9 +49,13 @@ from mmgauge.backends.base import BackendSettings
 from mmgauge.backends.request_options import RequestOptions
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import ModelSpec
+from mmgauge.core.yaml_files import read_yaml_or_json
 
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
 ANTHROPIC_URL = "https://api.anthropic.com"
+GEMINI_URL = "https://generativelanguage.googleapis.com"
+#: Backends whose URL is optional (`NAME:MODEL[@URL]`), with the URL used without one.
+DEFAULT_URLS = {"anthropic": ANTHROPIC_URL, "gemini": GEMINI_URL}
 
 
 def parse_spec(text: str) -> tuple[ModelSpec, dict[str, Any]]:
@@ -71,13 +75,13 @@ def parse_spec(text: str) -> tuple[ModelSpec, dict[str, Any]]:
         if not at or not model or not url:
             raise UserError(f"'{text}' is not of the form openai:MODEL@BASE_URL", field="--model")
         return _endpoint_spec("openai", model, url), {}
-    if backend == "anthropic":
+    if backend in DEFAULT_URLS:
         model, at, url = rest.rpartition("@")
         if not at or not url.startswith(("http://", "https://")):
-            model, url = rest, ANTHROPIC_URL  # no URL, or an @ inside the model id
+            model, url = rest, DEFAULT_URLS[backend]  # no URL, or an @ inside the model id
         if not model:
-            raise UserError(f"'{text}' is not of the form anthropic:MODEL[@URL]", field="--model")
-        return _endpoint_spec("anthropic", model, url), {}
+            raise UserError(f"'{text}' is not of the form {backend}:MODEL[@URL]", field="--model")
+        return _endpoint_spec(backend, model, url), {}
     if backend in ("hf", "replay"):
         if not rest:
             raise UserError(f"'{text}' needs a path: {backend}:PATH", field="--model")
@@ -90,7 +94,8 @@ def parse_spec(text: str) -> tuple[ModelSpec, dict[str, Any]]:
     if plugin is not None:
         return plugin, {}
     raise UserError(
-        f"unknown model spec '{text}'; use embedded, openai:MODEL@URL, anthropic:MODEL[@URL], hf:PATH, "
+        f"unknown model spec '{text}'; use embedded, openai:MODEL@URL, anthropic:MODEL[@URL], "
+        "gemini:MODEL[@URL], hf:PATH, "
         "vllm:PATH, replay:FILE, mock[:TEXT], an installed plug-in's NAME:..., or a .yaml/.json model config "
         "file",
         field="--model",
@@ -120,23 +125,6 @@ def _endpoint_spec(backend: str, model: str, url: str) -> ModelSpec:
 _TOP_LEVEL = (*ModelSpec.model_fields, "spec", "settings", "request")
 
 
-class _AliasRefused(Exception):
-    def __init__(self, line: int, anchor: str) -> None:
-        super().__init__(anchor)
-        self.line = line
-        self.anchor = anchor
-
-
-class _NoAliasLoader(yaml.SafeLoader):
-    """A safe loader that refuses aliases: an alias bomb cannot expand, and config files stay explicit."""
-
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):
-            event: Any = self.peek_event()  # type: ignore[no-untyped-call]  # PyYAML's stubs leave it untyped
-            raise _AliasRefused(event.start_mark.line + 1, str(getattr(event, "anchor", "")))
-        return super().compose_node(parent, index)
-
-
 def _unknown(kind: str, key: object, known: tuple[str, ...] | list[str]) -> str:
     close = difflib.get_close_matches(str(key), [str(k) for k in known], n=1)
     hint = f" (did you mean '{close[0]}'?)" if close else f"; known: {', '.join(known)}"
@@ -146,19 +134,7 @@ def _unknown(kind: str, key: object, known: tuple[str, ...] | list[str]) -> str:
 def _read_config(path: Path) -> Any:
     if not path.is_file():
         raise UserError("model config file not found", file=str(path))
-    try:
-        raw = path.read_text(encoding="utf-8")
-        if path.suffix == ".json":
-            return json.loads(raw)
-        return yaml.load(raw, Loader=_NoAliasLoader)  # a SafeLoader subclass
-    except _AliasRefused as refused:
-        raise UserError(
-            f"YAML aliases (*{refused.anchor}) are not allowed in a model config; write the value out",
-            file=str(path),
-            line=refused.line,
-        ) from None
-    except (json.JSONDecodeError, yaml.YAMLError, UnicodeDecodeError) as error:
-        raise UserError(f"cannot parse model config: {error}".splitlines()[0], file=str(path)) from None
+    return read_yaml_or_json(path, what="model config")
 
 
 def _load_config_file(path: Path) -> tuple[ModelSpec, dict[str, Any]]:

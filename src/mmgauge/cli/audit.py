@@ -55,14 +55,17 @@ def audit_judge_command(
     console.print(f"kept in {run / 'judge_agreement.json'}")
 
 
-def kappa_text(kappa: Kappa | None) -> str:
+def kappa_text(kappa: Kappa | None, raters: tuple[str, str] = ("first rater", "second rater")) -> str:
     if kappa is None:
         return "–"
     ci = kappa.agreement_ci
     agreement = (f"agree {100 * kappa.observed_agreement:.1f}% ({100 * ci.level:g}% CI "
                  f"{100 * ci.low:.1f}-{100 * ci.high:.1f})")
-    if kappa.kappa is None:
-        return f"kappa undefined (one category); {agreement}"
+    if kappa.kappa is None or kappa.low is None or kappa.high is None:
+        why = " and ".join(f"{name} said {single!r} to every item"
+                           for name, single in zip(raters, kappa.single_category, strict=True) if single)
+        return (f"kappa undefined ({why or 'one category'}: no agreement beyond chance to measure); "
+                f"{agreement}")
     return (f"kappa {kappa.kappa:.3f} ({100 * kappa.level:g}% CI {kappa.low:.3f} to {kappa.high:.3f}); "
             f"{agreement}")
 
@@ -79,8 +82,9 @@ def study_table(result: AgreementStudy) -> Table:
         table.add_column(f"{result.against} vs rules")
         table.add_column(f"{result.against} vs judge")
     for name, agreement in [("all", result.overall), *result.per_benchmark.items()]:
-        cells = [name, str(agreement.items), kappa_text(agreement.judge_vs_rules)]
+        cells = [name, str(agreement.items), kappa_text(agreement.judge_vs_rules, ("the judge", "the rules"))]
         if result.against is not None:
-            cells += [kappa_text(agreement.against_vs_rules), kappa_text(agreement.against_vs_judge)]
+            cells += [kappa_text(agreement.against_vs_rules, ("the second judge", "the rules")),
+                      kappa_text(agreement.against_vs_judge, ("the second judge", "the judge"))]
         table.add_row(*cells)
     return table

@@ -6,7 +6,9 @@ With ``--json`` it prints one object: ``level2`` .. ``level5`` and per-modality 
 ``highest_level``, ``nlp.total``, ``nlp.score`` (S_L in percent) and ``disagreements`` (every task the two
 modes score differently, whichever mode was asked for). When the scores come from run folders (through a
 mapping) or from several files, ``coverage`` says which tasks got a score from where (``runs``, ``total``,
-``covered``, ``skipped`` mapping entries).
+``covered``, ``skipped`` mapping entries). ``labels`` (``sample data``, ``baseline``) and ``caveats`` (one
+sentence each, naming its run) say when the runs scored built-in sample data or a baseline model: such
+levels are marked wherever they are shown (empty lists otherwise).
 
 RESULTS may be a results file, a run folder written by ``mmgauge run`` (its benchmark results are mapped to
 General-Level tasks by ``--mapping``, by default the shipped ``run_mapping.yaml``), or several of these for
@@ -32,7 +34,9 @@ class LevelMode(str, Enum):
     corrected = "corrected"
 
 
-def report_json(report: LevelReport, found: list[Disagreement]) -> dict[str, Any]:
+def report_json(
+    report: LevelReport, found: list[Disagreement], coverage: RunCoverage | None = None
+) -> dict[str, Any]:
     """The ``--json`` object (see the module docstring)."""
     return {
         "level2": report.level2,
@@ -60,8 +64,15 @@ def report_json(report: LevelReport, found: list[Disagreement]) -> dict[str, Any
         "model": report.model,
         "mode": report.mode,
         "highest_level": report.highest_level,
+        "labels": coverage.labels if coverage is not None else [],
+        "caveats": coverage.caveats if coverage is not None else [],
         "disagreements": [d.model_dump() for d in found],
     }
+
+
+def marked(text: str, labels: list[str]) -> str:
+    """`text [sample data, baseline]`: the tags a level computed from such runs carries wherever shown."""
+    return f"{text} [{', '.join(labels)}]" if labels else text
 
 
 def _paradigm_counts(report: LevelReport, modality: str) -> tuple[str, str]:
@@ -73,14 +84,16 @@ def _paradigm_counts(report: LevelReport, modality: str) -> tuple[str, str]:
     return cells[0], cells[1]
 
 
-def _print_levels(report: LevelReport) -> None:
+def _print_levels(report: LevelReport, labels: list[str], caveats: list[str]) -> None:
     from rich import box
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     console = Console()
     # A light box keeps the nine columns inside an 80-column terminal without truncated headers.
-    table = Table(title=f"General-Level of {report.model} ({report.mode} mode)", box=box.SIMPLE_HEAD)
+    title = marked(f"General-Level of {report.model} ({report.mode} mode)", labels)
+    table = Table(title=escape(title), box=box.SIMPLE_HEAD)
     for column in ("Modality", "Level-2", "Level-3", "Level-4", "S_C", "S_G", "Comp.", "Gen.", "Wins"):
         table.add_column(column, justify="left" if column == "Modality" else "right", no_wrap=True)
     for name, m in report.modalities.items():
@@ -106,11 +119,15 @@ def _print_levels(report: LevelReport) -> None:
     )
     console.print(table)
     highest = "none (no level above 0)" if report.highest_level is None else f"Level-{report.highest_level}"
-    console.print(f"Level-5: {report.level5:.4f} (w_L = {nlp.weight:.4f}); highest level reached: {highest}")
+    console.print(f"Level-5: {report.level5:.4f} (w_L = {nlp.weight:.4f}); highest level reached: "
+                  f"{marked(highest, labels)}", markup=False)
     console.print(
         "Comp., Gen.: tasks with a score / tasks of the comprehension and generation sheets; "
         "Wins: tasks at or above the specialist."
     )
+    for caveat in caveats:
+        # Levels, wins and the highest level of such runs say nothing about the model on the real tasks.
+        console.print(f"note: {caveat}; these levels and wins inherit that", markup=False)
 
 
 def _print_disagreements(found: list[Disagreement]) -> None:
@@ -222,12 +239,12 @@ def level_command(
     if plot is not None:
         _plot(report, plot)
     if as_json:
-        data = report_json(report, found)
+        data = report_json(report, found, coverage)
         if coverage is not None:
             data["coverage"] = coverage.model_dump(mode="json")
         print_json(data, ensure_ascii=False)
     else:
-        _print_levels(report)
+        _print_levels(report, coverage.labels if coverage else [], coverage.caveats if coverage else [])
         if coverage is not None:
             _print_coverage(report, coverage, specialist)
         _print_disagreements(found)

@@ -56,6 +56,11 @@ def collector_policy() -> None:
 
 def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
+    instruction = os.environ.get("_MMGAUGE_COMPLETE")
+    if instruction:  # a TAB in a shell that sourced `mmgauge completion SHELL` (Click's protocol)
+        from mmgauge.cli.completion import complete
+
+        sys.exit(complete(instruction))
     if argv is None:  # the console script: this process is the command's (tests call main(args) in theirs)
         collector_policy()
     debug = "--debug" in args

@@ -105,10 +105,11 @@ def _table(result: MMEResult) -> Table:
     from rich.table import Table
 
     table = Table(title=f"MME (parser: {result.parser})")
-    for column in ("subtask", "acc", "acc+", "score", "other", "yes-ratio", "failed"):
+    for column in ("subtask", "acc", "acc+", "score", "other", "yes %", "failed"):
         table.add_column(column, justify="left" if column == "subtask" else "right")
     for name, s in result.subtasks.items():
-        ratio = "-" if s.yes_ratio is None else f"{s.yes_ratio:.2f}"
+        # Percent, as every other view shows it; `--json` keeps the stored 0..1 fraction (`yes_ratio`).
+        ratio = "-" if s.yes_ratio is None else f"{100 * s.yes_ratio:.1f}%"
         table.add_row(name, f"{s.acc:.2f}", f"{s.acc_plus:.2f}", f"{s.score:.2f}", str(s.other), ratio,
                       str(s.failed) + ("" if s.complete else " (incomplete)"))
     table.add_section()

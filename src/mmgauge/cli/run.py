@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -15,6 +15,7 @@ from mmgauge.cli.export_table import (
     log_results,
     require_log_targets,
 )
+from mmgauge.cli.log_level import LogLevel
 from mmgauge.core.errors import UserError
 
 if TYPE_CHECKING:
@@ -29,24 +30,15 @@ MODEL_HELP = (
 )
 
 
-def parse_data_option(values: list[str], benches: list[str] | None) -> dict[str, str]:
-    """`--data PATH` for one benchmark, or `--data NAME=PATH` (repeatable) for several."""
-    paths: dict[str, str] = {}
-    for value in values:
-        name, eq, rest = value.partition("=")
-        if eq and benches is not None and name in benches:
-            paths[name] = rest
-        elif benches is not None and len(benches) == 1:
-            paths[benches[0]] = value
-        else:
-            raise UserError(f"with several benchmarks give --data NAME=PATH, got '{value}'", field="--data")
-    return paths
-
-
 def register(app: typer.Typer) -> None:
     @app.command("run")
     def run(
         ctx: typer.Context,
+        config: Path | None = typer.Option(
+            None, "--config", "-c",
+            help="Run configuration: a YAML/JSON file of the settings below (`mmgauge schema run-config`), "
+            "or a finished run's manifest or folder to ask its requests again. Flags given override it.",
+        ),
         model: str = typer.Option("embedded", "--model", "-m", help=MODEL_HELP),
         bench: str | None = typer.Option(
             None,
@@ -174,57 +166,64 @@ def register(app: typer.Typer) -> None:
         settings: list[str] = typer.Option(
             [], "--set", help="A benchmark option, BENCHMARK.OPTION=VALUE (repeatable; see `mmgauge list`)."
         ),
+        log_file: Path | None = typer.Option(
+            None, "--log-file",
+            help="Append the run's DEBUG log here (default: mmgauge.log in the run folder; 'none': no file).",
+        ),
+        verbose: int = typer.Option(0, "--verbose", "-v", count=True, show_default=False,
+                                    help="As `mmgauge -v`."),
+        quiet: int = typer.Option(0, "--quiet", "-q", count=True, show_default=False,
+                                  help="As `mmgauge -q`."),
+        log_level: LogLevel | None = typer.Option(
+            None, "--log-level", case_sensitive=False, help="As `mmgauge --log-level`."
+        ),
     ) -> None:
         """Evaluate a model. Re-running the same command into the same --out resumes and retries failures."""
         import asyncio
+        import logging
 
         from rich.console import Console
 
         from mmgauge.api.evaluate import evaluate_async
-        from mmgauge.api.options import parse_assignments
-        from mmgauge.api.request import build_request
+        from mmgauge.api.run_config import merge_run_config, read_run_config, request_from_fields
+        from mmgauge.cli.logs import LoggedProgress, attach_run_log, configure
         from mmgauge.cli.progress import progress_for
+        from mmgauge.cli.run_flags import given_flags
+        from mmgauge.runner.progress import NullProgress
+        from mmgauge.store.run_folder import RunFolder
 
-        console = Console()
+        obj = ctx.obj or {}
+        shown, hushed, level = obj.get("logging", (0, 0, None))
+        verbose, quiet, log_level = shown + verbose, hushed + quiet, log_level or level
+        configure(verbose, quiet, log_level)
+        console = Console(quiet=quiet > 0)  # -q: no progress, status or tables; errors still reach stderr
         require_log_targets(log)  # a missing package fails before any model work
-        names = [n.strip().lower() for n in bench.split(",") if n.strip()] if bench else None
-        shared: dict[str, Any] = {
-            "parser": parser, "rounds": rounds if rounds != 1 else None,
-            "languages": [x.strip() for x in language.split(",")] if language else None,
-            "prompt_language": prompt_language, "shuffle_options": shuffle_options or None,
-            "random_fallback": random_fallback or None, "prompt": prompt,
-            "literal_options": literal_options or None,
-        }
-        options: dict[str, Any] = {key: value for key, value in shared.items() if value is not None}
-        for name, values in parse_assignments(settings).items():
-            options.setdefault(name, {}).update(values)
-        request = build_request(
-            model, names, parse_data_option(data, names), out,
-            judge=judge, limit=limit, options=options, temperature=temperature, max_tokens=max_tokens,
-            seed=seed, system_prompt=system_prompt, concurrency=concurrency, batch_size=batch_size,
-            timeout=timeout, max_retries=max_retries, api_key_env=api_key_env,
-            judge_api_key_env=judge_api_key_env, cache=not no_cache, cache_path=cache_path,
-            cache_namespace=cache_namespace, accept_empty=accept_empty, keep_reasoning=keep_reasoning,
-            force_cache=force_cache, executor=_executor_choice(executor), ray_address=ray_address,
-            ray_workers=ray_workers, ray_gpus_per_worker=ray_gpus_per_worker,
-            ray_inline_images=ray_inline_images,
-            command=["mmgauge", *((ctx.obj or {}).get("argv") or sys.argv[1:])],
-        )
-        progress = progress_for(console, progress_every)
-        results = asyncio.run(evaluate_async(request, progress=progress))
+        file = read_run_config(config) if config is not None else {}
+        request = request_from_fields(merge_run_config(file, given_flags(ctx, file)),
+                                      command=["mmgauge", *(obj.get("argv") or sys.argv[1:])])
+        out = request.out
+        # The run folder's log waits for the run to make the folder; a file named outright gets one now.
+        if log_file is None:
+            detach = attach_run_log(RunFolder(out).log_file())
+        else:
+            detach = attach_run_log(log_file, make_folder=True)
+        try:
+            shown_progress = progress_for(console, progress_every) if quiet == 0 else NullProgress()
+            results = asyncio.run(evaluate_async(request, progress=LoggedProgress(shown_progress)))
+        except BaseException as error:
+            # The error itself reaches stderr as one line (`main`); the log keeps its cause, for later.
+            traceback = not isinstance(error, UserError)
+            logging.getLogger(__name__).debug("run stopped: %r", error, exc_info=traceback)
+            raise
+        finally:
+            detach()
         print_summary(console, results, str(out))
         print_judge_audit(console, out)
         console.print(f"results: {out}")
         log_results(log, [out], project=wandb_project, entity=wandb_entity)
         if results.failed:
-            print_failures(console, results)
+            print_failures(Console(stderr=quiet > 0), results)
             raise typer.Exit(1)
-
-
-def _executor_choice(value: str) -> str:
-    if value not in ("local", "ray"):
-        raise UserError(f"unknown executor '{value}'; use local or ray", field="--executor")
-    return value
 
 
 def print_summary(console: Console, results: RunResults, out: str) -> None:

@@ -14,6 +14,7 @@ import typer
 from typer.models import CommandInfo
 
 from mmgauge.cli.help_format import use_plain_arguments
+from mmgauge.cli.log_level import LogLevel
 from mmgauge.cli.params import for_typer
 from mmgauge.core.version import __version__
 
@@ -33,6 +34,7 @@ def _version(value: bool) -> None:
 
 
 def _root(
+    ctx: typer.Context,
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version."
     ),
@@ -44,8 +46,21 @@ def _root(
                                        help="The most rows such a file may have."),
     max_input_ratio: int = typer.Option(100, "--max-input-ratio", metavar="N",
                                         help="The most a workbook's part may unpack to per packed byte."),
+    verbose: int = typer.Option(0, "--verbose", "-v", count=True, show_default=False,
+                                help="More log detail on stderr: -v info, -vv debug."),
+    quiet: int = typer.Option(0, "--quiet", "-q", count=True, show_default=False,
+                              help="No progress or status lines (-q); errors only (-qq)."),
+    log_level: LogLevel | None = typer.Option(
+        None, "--log-level", case_sensitive=False, help="Log level on stderr (overrides -v and -q)."
+    ),
 ) -> None:
     """mmgauge: exact, reproducible, fast evaluation of vision-language models."""
+    from mmgauge.cli.logs import configure
+
+    configure(verbose, quiet, log_level)
+    # Commands with their own -v/-q (run) add theirs to these.
+    obj = ctx.ensure_object(dict)
+    obj["logging"] = (verbose, quiet, log_level)
 
 
 @dataclass
@@ -126,6 +141,8 @@ PARTS: dict[str, Callable[[_Tree], None]] = {
     "audit-judge": _top_command("mmgauge.cli.audit"),
     "score m3gia": _m3gia,
     "score level": _level,
+    "schema": _module_register("mmgauge.cli.schema"),
+    "completion": _module_register("mmgauge.cli.completion"),
 }
 #: Paths served by the same part as another one.
 PART_ALIASES: dict[str, str] = {"export mme": "score mme", "export mmbench": "score mmbench",

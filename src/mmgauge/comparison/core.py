@@ -22,12 +22,13 @@ from mmgauge.comparison.m3gia import compare_m3gia
 from mmgauge.comparison.mmbench import compare_mmbench
 from mmgauge.comparison.mme import compare_mme, full_images, partial_note
 from mmgauge.comparison.outcomes import Outcomes
-from mmgauge.comparison.rows import CompareSettings, MetricRow
+from mmgauge.comparison.rows import BY_INTERVAL, BY_INTERVAL_AND_HOLM, CompareSettings, MetricRow
 from mmgauge.comparison.sources import Source
 from mmgauge.core.errors import UserError
 from mmgauge.stats.paired import holm
 
-COMPARISON_SCHEMA_VERSION = 1
+#: 2: verdicts from the interval (`verdict_from`), floor-widened rows' p-values raised to the floor's.
+COMPARISON_SCHEMA_VERSION = 2
 Comparer = Callable[[Outcomes, Outcomes, CompareSettings], list[MetricRow]]
 COMPARERS: dict[str, Comparer] = {"mme": compare_mme, "mmbench": compare_mmbench, "m3gia": compare_m3gia}
 #: Benchmarks in this order first, then any other, by name.
@@ -127,7 +128,9 @@ def _compare_pair(i: int, j: int, a: Source, b: Source, benchmark: str,
                           only_b=only_b, rows=rows, notes=notes)
 
 
-def _apply_holm(pairs: list[PairComparison], alpha: float) -> None:
+def _apply_holm(pairs: list[PairComparison], alpha: float, runs: int) -> None:
+    """Holm-adjusted p-values; with more than two runs a verdict also needs Holm's rejection, since the
+    intervals printed are each pair's own (not corrected). With two runs the interval alone decides."""
     families: dict[tuple[str, str, str], list[MetricRow]] = {}
     for pair in pairs:
         for row in pair.rows:
@@ -137,7 +140,8 @@ def _apply_holm(pairs: list[PairComparison], alpha: float) -> None:
         for row, p in zip(rows, adjusted.adjusted, strict=True):
             row.p_adjusted = p
             row.family_size = len(rows)
-            row.significant = p <= alpha
+            row.significant = row.excludes_zero and (runs <= 2 or p <= alpha)
+            row.verdict_from = BY_INTERVAL if runs <= 2 else BY_INTERVAL_AND_HOLM
 
 
 def compare_sources(
@@ -168,7 +172,7 @@ def compare_sources(
                 if strict:
                     raise
                 skipped.append(f"{a.label} vs {b.label}, {benchmark}: not compared: {problem.message}")
-    _apply_holm(pairs, settings.alpha)
+    _apply_holm(pairs, settings.alpha, len(sources))
     family = None
     if len(sources) > 2:
         sizes = sorted({row.family_size for pair in pairs for row in pair.rows})

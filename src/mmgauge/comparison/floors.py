@@ -11,15 +11,26 @@ not collapse), combined by MOVER (Zou & Donner 2008) with the correlation of the
   means under resampling of images), clipped to [0, 1], and 1 (the widest case) when it cannot be estimated.
 - Sums over disjoint parts (MME totals, means over abilities or languages, GIA over question types): the
   parts are independent, distances add in quadrature.
+
+A floor is a function of the confidence level, so that the p-value reported beside a widened interval can
+be the one that interval implies (`floor_p_value`): the verdict, the p-value and the interval then agree.
 """
 
 from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
 
 from mmgauge.stats.composite import Spread, mover_independent, mover_pair
 from mmgauge.stats.paired import PairedTable, paired_difference
+
+#: The floor's spread at a confidence level.
+Floor = Callable[[float], Spread]
+#: The smallest p-value `floor_p_value` tells apart; below it, it answers this.
+SMALLEST_P = 1e-12
 
 
 def newcombe_spread(a_right: npt.ArrayLike, b_right: npt.ArrayLike, level: float, scale: float) -> Spread:
@@ -45,18 +56,55 @@ def _correlation(first_values: npt.ArrayLike, second_values: npt.ArrayLike) -> f
 
 
 def mme_subtask_floor(
-    a_cols: npt.NDArray[np.float64], b_cols: npt.NDArray[np.float64], image: npt.NDArray[np.str_],
-    level: float,
-) -> Spread:
+    a_cols: npt.NDArray[np.float64], b_cols: npt.NDArray[np.float64], image: npt.NDArray[np.str_]
+) -> Floor:
     """Floor of one subtask's score difference (points): columns are [right, both right] per question."""
     _, first, codes = np.unique(image, return_index=True, return_inverse=True)
     codes = codes.reshape(-1)
-    acc = newcombe_spread(a_cols[:, 0], b_cols[:, 0], level, 100.0)
-    plus = newcombe_spread(a_cols[first, 1], b_cols[first, 1], level, 100.0)
     per_image_acc = np.bincount(codes, weights=a_cols[:, 0] - b_cols[:, 0])
     per_image_plus = a_cols[first, 1] - b_cols[first, 1]
-    return mover_pair(acc, plus, _correlation(per_image_acc, per_image_plus))
+    rho = _correlation(per_image_acc, per_image_plus)
+    a_acc, b_acc, a_plus, b_plus = a_cols[:, 0], b_cols[:, 0], a_cols[first, 1], b_cols[first, 1]
+
+    def floor(level: float) -> Spread:
+        return mover_pair(newcombe_spread(a_acc, b_acc, level, 100.0),
+                          newcombe_spread(a_plus, b_plus, level, 100.0), rho)
+
+    return floor
 
 
-def independent(parts: list[Spread]) -> Spread:
-    return mover_independent(parts)
+def independent(parts: Sequence[Floor]) -> Floor:
+    """Floor of a sum of independent parts."""
+    return lambda level: mover_independent([part(level) for part in parts])
+
+
+def newcombe_sum(parts: Sequence[tuple[npt.ArrayLike, npt.ArrayLike, float]]) -> Floor:
+    """Floor of a sum of independent accuracy differences, each (A right, B right, scale)."""
+    return independent([_newcombe_floor(a, b, scale) for a, b, scale in parts])
+
+
+def _newcombe_floor(a_right: npt.ArrayLike, b_right: npt.ArrayLike, scale: float) -> Floor:
+    return lambda level: newcombe_spread(a_right, b_right, level, scale)
+
+
+def floor_p_value(difference: float, floor: Floor) -> float:
+    """The p-value of "no difference" the floor implies: 1 - the confidence level at which its interval
+    around `difference` first reaches 0 (its spreads grow with the level). 1 when the difference is 0."""
+    if difference == 0 or not math.isfinite(difference):
+        return 1.0
+
+    def reaches(p: float) -> bool:
+        spread = floor(1.0 - p)
+        return (spread.down if difference > 0 else spread.up) >= abs(difference)
+
+    if not reaches(SMALLEST_P):
+        return SMALLEST_P
+    # Bisection on log p: the p-values of interest span many orders of magnitude.
+    low, high = math.log(SMALLEST_P), 0.0  # reaches at exp(low); not at exp(high) (the interval is a point)
+    for _ in range(60):
+        middle = 0.5 * (low + high)
+        if reaches(math.exp(middle)):
+            low = middle
+        else:
+            high = middle
+    return math.exp(high)

@@ -19,7 +19,7 @@ from collections import Counter
 import numpy as np
 import numpy.typing as npt
 
-from mmgauge.comparison.floors import independent, newcombe_spread
+from mmgauge.comparison.floors import newcombe_sum
 from mmgauge.comparison.outcomes import FloatArray, Outcomes
 from mmgauge.comparison.rows import CompareSettings, MetricRow, accuracy_row, bootstrap_row
 from mmgauge.core.errors import UserError
@@ -80,9 +80,9 @@ def _gia_row(name: str, a: FloatArray, b: FloatArray, types: npt.NDArray[np.str_
     floor = None
     if rounds == 1:
         # GIA difference = sum over types of weight x (count difference); count difference = n x accuracy one.
-        floor = independent([
-            newcombe_spread(a[types == kind], b[types == kind], settings.level,
-                            float(per_item[types == kind][0]) * int((types == kind).sum()))
+        floor = newcombe_sum([
+            (a[types == kind], b[types == kind],
+             float(per_item[types == kind][0]) * int((types == kind).sum()))
             for kind in sorted(set(types.tolist()))])
     return bootstrap_row(BENCHMARK, "GIA", name, a, b, linear_statistic(per_item, constant), UNIT, settings,
                          unit="points", strata=types, headline=True, floor=floor)
@@ -99,8 +99,8 @@ def compare_m3gia(a: Outcomes, b: Outcomes, settings: CompareSettings) -> list[M
     rows: list[MetricRow] = []
     if len(languages) > 1:
         share = 100.0 / len(languages)
-        floor = None if rounds > 1 else independent(
-            [newcombe_spread(ar[language == n], br[language == n], settings.level, share) for n in languages])
+        floor = None if rounds > 1 else newcombe_sum(
+            [(ar[language == n], br[language == n], share) for n in languages])
         rows.append(bootstrap_row(
             BENCHMARK, "accuracy", LANGUAGE_MEAN, ar, br, sum_of_group_means(language, share), UNIT, settings,
             unit="%", strata=language, headline=True, floor=floor, bounds=(-100.0, 100.0)))

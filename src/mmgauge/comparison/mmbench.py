@@ -8,7 +8,7 @@ never narrower than the MOVER floor of the abilities' Newcombe intervals (`floor
 
 from __future__ import annotations
 
-from mmgauge.comparison.floors import independent, newcombe_spread
+from mmgauge.comparison.floors import newcombe_sum
 from mmgauge.comparison.outcomes import Outcomes
 from mmgauge.comparison.rows import CompareSettings, MetricRow, accuracy_row, bootstrap_row
 from mmgauge.stats.bootstrap import sum_of_group_means
@@ -37,8 +37,7 @@ def compare_mmbench(a: Outcomes, b: Outcomes, settings: CompareSettings) -> list
         mask = l2 != ""
         share = 100.0 / len(abilities)
         circular_a, circular_b = a.values["circular"], b.values["circular"]
-        floor = independent([newcombe_spread(circular_a[l2 == name], circular_b[l2 == name], settings.level,
-                                             share) for name in abilities])
+        floor = newcombe_sum([(circular_a[l2 == name], circular_b[l2 == name], share) for name in abilities])
         rows.append(bootstrap_row(
             BENCHMARK, "circular", ABILITY_MEAN, a.values["circular"][mask], b.values["circular"][mask],
             sum_of_group_means(l2[mask], share), UNIT, settings, unit="%", strata=l2[mask], floor=floor,

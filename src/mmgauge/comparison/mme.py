@@ -52,7 +52,7 @@ def compare_mme(a: Outcomes, b: Outcomes, settings: CompareSettings) -> list[Met
     b_cols = np.c_[b.values["right"], _both_right(b)]
     present = [name for name in SUBTASKS if (subtask == name).any()]
     floors = {name: mme_subtask_floor(a_cols[subtask == name], b_cols[subtask == name],
-                                      image[subtask == name], settings.level) for name in present}
+                                      image[subtask == name]) for name in present}
     rows: list[MetricRow] = []
     for total, names in TOTALS:
         mask = np.isin(subtask, names)

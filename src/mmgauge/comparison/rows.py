@@ -5,8 +5,14 @@
   asked power at the observed discordance.
 - Composite scores (MME score and totals, means over abilities or languages, GIA, M3GIA with several
   rounds): the paired clustered bootstrap, its percentile interval (widened to a MOVER floor where one
-  applies, see `floors.py`) and bootstrap p-value; the detectable difference from its standard error,
-  (z_{1-alpha/2} + z_power) x SE, SE read off the interval's width.
+  applies, see `floors.py`) and bootstrap p-value, raised to the floor's own p-value where the interval
+  is widened (so that a p-value never claims more than the interval beside it); the detectable difference
+  from its standard error, (z_{1-alpha/2} + z_power) x SE, SE read off the interval's width.
+
+The verdict (`significant`) is read off the interval printed beside it: a difference is told apart from 0
+when its interval excludes 0. With more than two runs, Holm's correction must also reject (`core.py`).
+Exact McNemar is more conservative than Newcombe's interval: it may not reject where the interval excludes
+0, never the other way round.
 
 Differences are A minus B, in the metric's own unit (percentage points, or score points).
 """
@@ -21,13 +27,17 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 
+from mmgauge.comparison.floors import Floor, floor_p_value
 from mmgauge.stats.bootstrap import Statistic, paired_bootstrap
-from mmgauge.stats.composite import Spread, hull_with_floor
+from mmgauge.stats.composite import hull_with_floor
 from mmgauge.stats.paired import PairedTable, mcnemar_exact, minimum_detectable_difference, paired_difference
 from mmgauge.stats.special import normal_quantile
 
 MCNEMAR: Final = "mcnemar-exact"
 BOOTSTRAP: Final = "paired-bootstrap"
+#: How `significant` was decided (`MetricRow.verdict_from`).
+BY_INTERVAL: Final = "interval"
+BY_INTERVAL_AND_HOLM: Final = "interval and Holm"
 
 
 class CompareSettings(BaseModel):
@@ -66,17 +76,26 @@ class MetricRow(BaseModel):
     n_unit: str
     test: Literal["mcnemar-exact", "paired-bootstrap"]
     interval_method: str
+    #: The test's p-value; for an interval widened to a floor, the larger of the bootstrap's and the floor's.
     p_value: float
+    #: The bootstrap's own p-value where `p_value` was raised to the floor's (None otherwise).
+    p_bootstrap: float | None = None
     #: McNemar's discordant counts: A right and B wrong, B right and A wrong.
     a_only: int | None = None
     b_only: int | None = None
     #: Smallest |difference| detectable at the asked power on these items (None: none is, or no spread).
     mdd: float | None = None
     #: Holm-adjusted p over the pairs of runs compared on this number (= p_value with two runs).
-    #: `significant`: p_adjusted <= alpha.
     p_adjusted: float | None = None
     family_size: int = 1
+    #: The verdict: the interval excludes 0 (and, with more than two runs, p_adjusted <= alpha).
     significant: bool = False
+    #: What decided `significant`: "interval", or "interval and Holm" with more than two runs.
+    verdict_from: str = BY_INTERVAL
+
+    @property
+    def excludes_zero(self) -> bool:
+        return self.low > 0.0 or self.high < 0.0
 
     @property
     def p_final(self) -> float:
@@ -100,7 +119,7 @@ def accuracy_row(
         level=settings.level, n=n, n_unit=n_unit, test=MCNEMAR, interval_method=interval.method,
         p_value=test.p_value, a_only=table.a_only, b_only=table.b_only,
         mdd=None if mdd is None else 100.0 * mdd, p_adjusted=test.p_value,
-        significant=test.p_value <= settings.alpha,
+        significant=interval.low > 0.0 or interval.high < 0.0,
     )
 
 
@@ -108,12 +127,13 @@ def bootstrap_row(
     benchmark: str, metric: str, breakdown: str, a_outcomes: npt.ArrayLike, b_outcomes: npt.ArrayLike,
     statistic: Statistic, n_unit: str, settings: CompareSettings, *, unit: str,
     clusters: npt.ArrayLike | None = None, strata: npt.ArrayLike | None = None, headline: bool = False,
-    floor: Spread | None = None, bounds: tuple[float, float] = (-math.inf, math.inf),
+    floor: Floor | None = None, bounds: tuple[float, float] = (-math.inf, math.inf),
 ) -> MetricRow:
     """The paired clustered bootstrap of statistic(A) - statistic(B); n counts the clusters.
 
     With a `floor` (see `floors.py`) the interval is the hull of the bootstrap's and the floor's, clipped
-    to `bounds` (the values a difference can take); the p-value stays the bootstrap's.
+    to `bounds` (the values a difference can take), and the p-value the larger of the bootstrap's and the
+    floor's: the hull excludes 0 only when both intervals do, so p and interval tell one story.
     """
     # Seeded per number, so a row's draws do not depend on which other rows are compared.
     seed = zlib.crc32(f"{settings.seed}:{benchmark}:{metric}:{breakdown}".encode())
@@ -121,9 +141,11 @@ def bootstrap_row(
                               resamples=settings.resamples, seed=seed, level=settings.level)
     low, high = result.low, result.high
     method = result.method
+    p_value, p_bootstrap = result.p_value, None
     if floor is not None:
-        low, high = hull_with_floor(result.difference, (low, high), floor, bounds)
+        low, high = hull_with_floor(result.difference, (low, high), floor(settings.level), bounds)
         method += "+mover-newcombe"
+        p_value, p_bootstrap = max(result.p_value, floor_p_value(result.difference, floor)), result.p_value
     z_level = normal_quantile(0.5 + settings.level / 2.0)
     spread = (high - low) / (2.0 * z_level)
     z_sum = normal_quantile(1.0 - settings.alpha / 2.0) + normal_quantile(settings.power)
@@ -131,6 +153,6 @@ def bootstrap_row(
         benchmark=benchmark, metric=metric, breakdown=breakdown, headline=headline, unit=unit, a=result.a,
         b=result.b, difference=result.difference, low=low, high=high, level=settings.level,
         n=result.n_clusters, n_unit=n_unit, test=BOOTSTRAP, interval_method=method,
-        p_value=result.p_value, mdd=z_sum * spread if spread > 0 else None, p_adjusted=result.p_value,
-        significant=result.p_value <= settings.alpha,
+        p_value=p_value, p_bootstrap=p_bootstrap, mdd=z_sum * spread if spread > 0 else None,
+        p_adjusted=p_value, significant=low > 0.0 or high < 0.0,
     )

@@ -31,8 +31,24 @@ def p_text(p: float) -> str:
 
 
 def verdict(row: MetricRow) -> str:
-    """`differs` when the (Holm-adjusted) test rejects at alpha, else `≈` (not distinguishable here)."""
+    """`differs` when the interval printed beside it excludes 0 (and, with more than two runs, Holm's
+    correction rejects), else `≈` (not distinguishable here)."""
     return "differs" if row.significant else "≈"
+
+
+def verdict_rule(comparison: Comparison) -> str:
+    """How the verdicts were decided, in words, for the legend of every view."""
+    settings = comparison.settings
+    level = f"{100 * settings.level:g}%"
+    rule = (f"verdict from the {level} interval: 'differs' when it excludes 0, '≈' when it holds 0 (not "
+            "distinguishable here)")
+    if comparison.holm is not None:
+        rule += f", and 'differs' also needs the Holm-adjusted p <= alpha {settings.alpha:g}"
+    if comparison.holm is None and abs(settings.level + settings.alpha - 1.0) > 1e-9:
+        rule += f" (--alpha {settings.alpha:g} only matters with more than two runs)"
+    return (rule + "; p: exact McNemar (more conservative than the interval: it may exceed alpha beside "
+            "'differs'), or the paired bootstrap's, raised to the p at which a floor-widened interval "
+            "reaches 0")
 
 
 SHORT_UNITS = {"questions": "q", "images": "img", "question groups": "grp", "answers": "ans"}
@@ -84,9 +100,8 @@ def render(comparison: Comparison, *, headline_only: bool = False) -> Renderable
     settings = comparison.settings
     legend = (f"Differences in percentage points (%) or score points; n in questions (q), images (img) or "
               f"question groups (grp); test: exact McNemar with its discordant counts (McN a/b) or paired "
-              f"bootstrap (boot); '≈': not distinguishable at alpha {settings.alpha:g}, 'differs': the test "
-              f"rejects; MDD: the smallest difference these items detect with {100 * settings.power:g}% "
-              "power.")
+              f"bootstrap (boot); {verdict_rule(comparison)}; MDD: the smallest difference these items "
+              f"detect with {100 * settings.power:g}% power.")
     parts.append(Text(""))
     parts.append(Text(legend))
     if comparison.holm is not None:

@@ -371,4 +371,7 @@ class RunManifest(BaseModel):
     host: HostInfo
     #: The command that started the run folder; every later one is in `invocations`.
     command: list[str] = Field(default_factory=list)
+    #: The merged run configuration (`RunConfig` fields) of the latest run into the folder: `mmgauge run
+    #: --config` reads it back to ask the same requests again. None in manifests written before it was kept.
+    config: dict[str, Any] | None = None
     invocations: list[Invocation] = Field(default_factory=list)

@@ -44,6 +44,7 @@ class Judge:
             raise JudgeUnavailable(response.error or "empty judge reply")
         if self.cache is not None:
             # Committed now, not with the next batch: a stopped judge pass is resumed from the cache, and a
-            # verdict left in the buffer would be paid for again.
-            self.cache.put_now(key, response)
+            # verdict left in the buffer would be paid for again. Under the judge model's name, as a run's
+            # answers are (`cache stats`, `cache clear`).
+            self.cache.put_now(key, response, self.backend.fingerprint())
         return response.text

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 
 class ModalityView(BaseModel):
@@ -42,6 +42,10 @@ class LevelView(BaseModel):
     modalities: dict[str, ModalityView]
     nlp: NlpView
     highest_level: int | None
+    #: Tags and sentences of the runs' caveats (built-in sample data, a baseline model); absent in reports
+    #: of result files and of mmgauge before it wrote them.
+    labels: list[str] = Field(default_factory=list)
+    caveats: list[str] = Field(default_factory=list)
 
 
 def as_level_report(data: Any) -> dict[str, Any] | None:

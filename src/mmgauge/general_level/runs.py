@@ -126,6 +126,10 @@ class RunCoverage(BaseModel):
     total: int
     covered: list[CoveredTask]
     skipped: list[SkippedEntry]
+    #: The runs' caveats (built-in sample data, a baseline model), each naming its run: levels computed from
+    #: them must say so wherever they are shown. `labels`: their short tags (`sample data`, `baseline`).
+    caveats: list[str] = Field(default_factory=list)
+    labels: list[str] = Field(default_factory=list)
 
     def per_sheet(self, specialist: Sequence[TaskRow]) -> dict[str, tuple[int, int]]:
         """Sheet -> (tasks with a score, tasks in the sheet), for the sheets with any score."""
@@ -205,6 +209,8 @@ class _Run:
         self.name = str(path)
         self.file = folder.describe_file("results")
         self.model = results.model
+        self.caveats = [f"{path}: {note}" for note in results.notes]
+        self.labels = list(results.labels)
         self.benchmarks: dict[str, Any] = {
             name: entry.model_dump(mode="json") for name, entry in results.benchmarks.items()}
 
@@ -357,6 +363,8 @@ def tables_from_runs(
     name = model or label or "results"
     everything = [*covered, *file_covered]
     coverage = RunCoverage(
-        runs=[r.name for r in loaded], total=len(specialist), covered=everything, skipped=skipped
+        runs=[r.name for r in loaded], total=len(specialist), covered=everything, skipped=skipped,
+        caveats=[note for r in loaded for note in r.caveats],
+        labels=list(dict.fromkeys(label for r in loaded for label in r.labels)),
     )
     return ResultTable(model=name, tasks=tasks), coverage

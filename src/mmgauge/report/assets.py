@@ -47,7 +47,8 @@ h1,h2,h3,h4,nav.toc,.card,.callout,.note,.sample .head,td{overflow-wrap:anywhere
 details{margin:6px 0} summary{cursor:pointer;color:var(--accent)}
 .filters{display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin:8px 0}
 .filters label{font-size:12px;color:var(--muted)}
-select,button{font:inherit;padding:2px 6px}
+select,button,input{font:inherit;padding:2px 6px}
+input[type=search]{min-width:260px}
 .pager{display:flex;gap:8px;align-items:center;margin:8px 0}
 .sample{border:1px solid var(--line);border-radius:6px;margin:8px 0;padding:8px;display:grid;
 grid-template-columns:250px 1fr;gap:10px}
@@ -153,6 +154,34 @@ JS: Final = r"""
       wrap.appendChild(fChg);
       bar.appendChild(wrap);
     }
+    // Text search over each row's id, prompt, answers, target and category: every word must occur (any
+    // case). The texts sit in chunks parsed on demand, so the first search parses them all, once.
+    var fText = document.createElement("input");
+    fText.type = "search";
+    fText.id = "mmg-search";
+    fText.placeholder = "search ids, prompts, answers";
+    fText.setAttribute("aria-label", "search the samples' text");
+    var typing = null;
+    fText.addEventListener("input", function () {
+      clearTimeout(typing);
+      typing = setTimeout(function () { state.page = 0; update(); }, 150);
+    });
+    bar.insertBefore(fText, bar.firstChild);
+    var hays = [];
+    function hay(i) {
+      if (hays[i] === undefined) {
+        var t = texts(i), parts = [ix.cats[ix.cat[i]]];
+        t.forEach(function (v) { if (v !== null && v !== undefined) { parts.push(String(v)); } });
+        hays[i] = parts.join("\n").toLowerCase();
+      }
+      return hays[i];
+    }
+    function matches(i, words) {
+      for (var w = 0; w < words.length; w++) {
+        if (hay(i).indexOf(words[w]) < 0) { return false; }
+      }
+      return true;
+    }
     var pager = el("div", "pager");
     var prev = el("button", null, "\u2190 previous"), next = el("button", null, "next \u2192");
     var info = el("span", "note");
@@ -169,9 +198,11 @@ JS: Final = r"""
     function update() {
       var r = val(fRun), b = val(fBench), c = val(fCat), o = val(fOut), p = val(fProv);
       var chg = fChg && fChg.checked, hits = [], n = ix.run.length;
+      var words = fText.value.toLowerCase().split(/\s+/).filter(function (w) { return w.length > 0; });
       for (var i = 0; i < n; i++) {
         if ((r < 0 || ix.run[i] === r) && (b < 0 || ix.bench[i] === b) && (c < 0 || ix.cat[i] === c) &&
-            (o < 0 || ix.out[i] === o) && (p < 0 || ix.prov[i] === p) && (!chg || ix.chg[i] === 1)) {
+            (o < 0 || ix.out[i] === o) && (p < 0 || ix.prov[i] === p) && (!chg || ix.chg[i] === 1) &&
+            (!words.length || matches(i, words))) {
           hits.push(i);
         }
       }

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from html import escape
 
 from mmgauge.core.version import __version__
+from mmgauge.report.across import across_section
 from mmgauge.report.assets import CSS, JS
 from mmgauge.report.browser import BrowserData
 from mmgauge.report.compare import compare, is_partial, leaderboard
@@ -23,7 +24,7 @@ from mmgauge.report.provenance import ERRORS_SHOWN, errors_table, provenance_tab
 from mmgauge.report.sections import Card, checked
 from mmgauge.report.sections.base import note
 from mmgauge.report.significance import TIE, compare_runs, leaderboard_marks, significance_section
-from mmgauge.report.tables import Cell, Table, table_html
+from mmgauge.report.tables import Cell, Table, collapsed, table_html
 
 CHANGED_SHOWN = 100
 
@@ -87,7 +88,7 @@ def _bench_section(run_no: int, bench: BenchView, tables: list[Table], run: RunV
             parts.append(f"<h4>Failed requests ({len(errs.rows)})</h4>"
                          + note("Failed requests are not scored; the same command run again retries them.",
                                 warn=True)
-                         + table_html(errs, limit=ERRORS_SHOWN))
+                         + collapsed(errs, "failed requests", limit=ERRORS_SHOWN))
         else:
             parts.append('<p class="note">No failed requests.</p>')
         own = [*own, prov, errs]
@@ -157,8 +158,8 @@ def _comparisons(runs: list[RunView], tables: list[Table]) -> str:
         tables.extend([summary, changed])
         parts.append(f"<h3>Run 1 ({escape(runs[0].label)}) vs run {number + 1} ({escape(runs[number].label)})"
                      f"</h3>{table_html(summary)}")
-        parts.append(f"<h4>{len(changed.rows)} samples changed outcome</h4>"
-                     + table_html(changed, limit=CHANGED_SHOWN))
+        parts.append(collapsed(changed, "changed samples", limit=CHANGED_SHOWN) if changed.rows
+                     else '<p class="note">No sample changed outcome.</p>')
     parts.append("</section>")
     return "".join(parts)
 
@@ -186,15 +187,18 @@ def render_page(runs: list[RunView], browser: BrowserData) -> Page:
             html += "<h3>Partial runs (ranked apart)</h3>" + note(why, warn=True) + table_html(apart)
         body.append(html + "</section>")
         body.append(significance_section(runs, compared, tables))
+        body.append(across_section(runs, tables))
         body.append(_comparisons(runs, tables))
-        links += [("leaderboard", "Leaderboard"), ("significance", "Significance"), ("compare", "Comparison")]
+        links += [("leaderboard", "Leaderboard"), ("significance", "Significance"), ("across", "Across runs"),
+                  ("compare", "Comparison")]
     for number, run in enumerate(runs):
         run_links, html = _run_section(number, run, tables)
         links += run_links
         body.append(html)
     body.append('<section id="browser"><h2>Samples</h2>'
                 + "".join(note(text, warn=True) for text in browser.notes)
-                + f'<p class="note">{browser.rows} answers; filter them and page through 50 at a time.</p>'
+                + f'<p class="note">{browser.rows} answers; search their text, filter them and page through '
+                '50 at a time.</p>'
                 '<div id="browser-root"></div><noscript>The sample browser needs JavaScript.</noscript>'
                 "</section>")
     links.append(("browser", "Samples"))

@@ -29,7 +29,9 @@ def _kappa(kappa: Kappa | None) -> list[Cell]:
     if kappa is None:
         return [None, None, None, None, None, None]
     ci = kappa.agreement_ci
-    return [kappa.kappa, kappa.low, kappa.high, kappa.observed_agreement * 100, ci.low * 100, ci.high * 100]
+    # A rater that never varied: kappa measures nothing there (its formula's 0 is not shown as a value).
+    value = kappa.kappa if kappa.low is not None else None
+    return [value, kappa.low, kappa.high, kappa.observed_agreement * 100, ci.low * 100, ci.high * 100]
 
 
 def agreement_html(prefix: str, agreement: JudgeAgreement | None) -> tuple[str, list[Table]]:

@@ -154,7 +154,11 @@ def _load_level_file(path: Path) -> RunView:
         raise UserError("not a run folder and not a General-Level report JSON", file=str(path))
     view = BenchView(GENERAL_LEVEL, result=report)
     model = str(report.get("model") or path.stem)
-    return RunView(path=path, model=model, manifest=None, benchmarks={GENERAL_LEVEL: view})
+    # Levels computed from sample data or a baseline carry those caveats, as the runs themselves do.
+    caveats = [str(text) for text in report.get("caveats") or []]
+    marks = [str(text) for text in report.get("labels") or []]
+    return RunView(path=path, model=model, manifest=None, benchmarks={GENERAL_LEVEL: view}, caveats=caveats,
+                   marks=marks)
 
 
 def _view(name: str, entry: BenchmarkResults) -> BenchView:

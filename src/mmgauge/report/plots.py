@@ -4,6 +4,9 @@ An SVG shown through `<img>` never runs scripts, whatever text (category names c
 inside it. Figures are built on `matplotlib.figure.Figure` directly, so no pyplot state and no global backend
 switch; settings go through `rc_context`: mathtext off (a `$` in a label is text, not a formula that can fail
 to parse), text kept as text (smaller files), a fixed hash salt and no date (same data, same bytes).
+
+Artists carry SVG ids (`series-<j>-<i>` bars, `whiskers-<j>` intervals, `radar-<j>`, `diagonal`): the tests
+read a chart's structure from its SVG, and a reader's tools can too.
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ from __future__ import annotations
 import base64
 import io
 import math
+import re
+import textwrap
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from html import escape
@@ -60,11 +65,28 @@ def _img(fig: Figure, alt: str) -> str:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="svg", metadata={"Date": None})
     data = base64.b64encode(buffer.getvalue()).decode("ascii")
-    return f'<img class="chart" alt="{escape(alt)}" src="data:image/svg+xml;base64,{data}">'
+    alt = escape(alt.replace("\n", ": "))  # a title's line break, on one line
+    return f'<img class="chart" alt="{alt}" src="data:image/svg+xml;base64,{data}">'
+
+
+def _title(ax: Axes, title: str, width: int = 56) -> None:
+    """Left-aligned title, wrapped: a title wider than its chart is cut off by the SVG's edge."""
+    lines = [line for part in title.split("\n") for line in (textwrap.wrap(part, width) or [part])]
+    ax.set_title("\n".join(lines), loc="left")
+
+
+_N_SUFFIX: Final = re.compile(r"^(.*?)( \(n=[^()]*\))$", re.S)
 
 
 def _short(label: str, limit: int = 38) -> str:
-    return label if len(label) <= limit else label[: limit - 1] + "…"
+    """The label cut to `limit` characters; a trailing `(n=...)` is kept whole (it is what must be read)."""
+    match = _N_SUFFIX.match(label)
+    name, suffix = (match[1], match[2]) if match else (label, "")
+    return (name if len(name) <= limit else name[: limit - 1] + "…") + suffix
+
+
+#: One interval per value (None: no interval for that value), in the values' unit.
+Whiskers = Sequence[tuple[float, float] | None]
 
 
 def hbars(
@@ -76,11 +98,12 @@ def hbars(
     xmax: float | None = None,
     reference: tuple[float, str] | None = None,
     colors: Sequence[str] | None = None,
+    errors: Mapping[str, Whiskers] | None = None,
 ) -> str:
     """Horizontal grouped bars, one group per label (top to bottom); None values are left out.
 
     `colors` colours the bars of a single series one by one (to flag outliers); `reference` draws a dashed
-    vertical line with a legend label.
+    vertical line with a legend label; `errors[name]` draws each value's interval as a whisker.
     """
     n = len(labels)
     k = max(1, len(series))
@@ -92,13 +115,23 @@ def hbars(
             color: str | list[str] = PALETTE[j % len(PALETTE)]
             if colors is not None and k == 1:
                 color = [c for c, v in zip(colors, values, strict=True) if v is not None]
-            ax.barh(ys, xs, height=height, label=name, color=color)
+            bars = ax.barh(ys, xs, height=height, label=_short(name, 40), color=color)
+            for i, patch in enumerate(bars.patches):
+                patch.set_gid(f"series-{j}-{i}")
+            zeros = [y for y, x in zip(ys, xs, strict=True) if x == 0]
+            if zeros:  # a bar of width 0 is not drawn at all: a tick at 0 shows the value is there, and 0
+                ax.plot([0.0] * len(zeros), zeros, linestyle="none", marker="|", markersize=9 * height / 0.4,
+                        markeredgewidth=2, color=PALETTE[j % len(PALETTE)], gid=f"zeros-{j}", clip_on=False)
+            whiskers = (errors or {}).get(name)
+            if whiskers is not None:
+                _whiskers(ax, j, [(i + (j - (k - 1) / 2) * height, v, w)
+                                  for i, (v, w) in enumerate(zip(values, whiskers, strict=True))])
         if reference is not None:
             ax.axvline(reference[0], color="#444444", linestyle="--", linewidth=1, label=reference[1])
         ax.set_yticks(range(n), [_short(label) for label in labels])
         ax.invert_yaxis()
-        ax.set_xlabel(xlabel)
-        ax.set_title(title, loc="left")
+        ax.set_xlabel("\n".join(textwrap.wrap(xlabel, 72)))
+        _title(ax, title, 48)
         if xmax is not None:
             ax.set_xlim(0, xmax)
         ax.grid(axis="x", color="#dddddd", linewidth=0.6)
@@ -108,13 +141,31 @@ def hbars(
         return _img(fig, title)
 
 
+def _whiskers(
+    ax: Axes, j: int, points: Sequence[tuple[float, float | None, tuple[float, float] | None]]
+) -> None:
+    """Interval whiskers of series `j` at (y, value, (low, high)); a value without an interval gets none."""
+    kept = [(y, float(v), w) for y, v, w in points if v is not None and w is not None]
+    if not kept:
+        return
+    ys = [y for y, _, _ in kept]
+    xs = [v for _, v, _ in kept]
+    # Clamped at 0: a rounding step may put an end a hair past the value, which errorbar refuses.
+    below = [max(0.0, v - w[0]) for _, v, w in kept]
+    above = [max(0.0, w[1] - v) for _, v, w in kept]
+    drawn = ax.errorbar(xs, ys, xerr=[below, above], fmt="none", ecolor="#333333", elinewidth=0.9,
+                        capsize=2.5)
+    for part in drawn.lines[2]:
+        part.set_gid(f"whiskers-{j}")
+
+
 def vbars(labels: Sequence[str], values: Sequence[float], *, title: str, ylabel: str,
           ymax: float | None = None) -> str:
     with _figure(max(3.2, 0.7 * len(labels) + 1.5), 2.8) as (fig, ax):
         ax.bar(range(len(labels)), values, color=[PALETTE[i % len(PALETTE)] for i in range(len(labels))])
         ax.set_xticks(range(len(labels)), [_short(label, 16) for label in labels])
         ax.set_ylabel(ylabel)
-        ax.set_title(title, loc="left")
+        _title(ax, title)
         if ymax is not None:
             ax.set_ylim(0, ymax)
         ax.grid(axis="y", color="#dddddd", linewidth=0.6)
@@ -128,9 +179,12 @@ def radar(
     """One closed polygon per series over the same axes (at least three axes).
 
     A None value (no data) is left out: that series' polygon joins its other axes directly, so a missing
-    value never looks like 0; an axis no series has a value for is labelled "(no data)".
+    value never looks like 0; an axis no series has a value for is labelled "(no data)". A series that is 0
+    on every axis it has collapses to the centre: it gets a large marker there and says so in the legend,
+    so it is seen rather than lost under the other polygons.
     """
     angles = [2 * math.pi * i / len(axes) for i in range(len(axes))]
+    markers = ("o", "s", "^", "D", "v", "P", "X", "*")
     with _figure(4.6, 4.0, polar=True) as (fig, ax):
         for j, (name, values) in enumerate(series.items()):
             color = PALETTE[j % len(PALETTE)]
@@ -139,11 +193,79 @@ def radar(
                 continue
             xs = [a for a, _ in points] + [points[0][0]]
             ys = [v for _, v in points] + [points[0][1]]
-            ax.plot(xs, ys, color=color, linewidth=1.5, marker="o", markersize=3, label=_short(name, 24))
-            ax.fill(xs, ys, color=color, alpha=0.12)
+            marker = markers[j % len(markers)]
+            if all(v == 0 for _, v in points):
+                line = ax.plot([0.0], [0.0], color=color, linestyle="none", marker=marker, markersize=9,
+                               markerfacecolor="none", markeredgewidth=1.8,
+                               label=_short(name, 24) + " (0 on every axis)")[0]
+            else:
+                line = ax.plot(xs, ys, color=color, linewidth=1.5, marker=marker, markersize=3.5,
+                               label=_short(name, 24))[0]
+                ax.fill(xs, ys, color=color, alpha=0.12)
+            line.set_gid(f"radar-{j}")
         empty = [all(values[i] is None for values in series.values()) for i in range(len(axes))]
-        ax.set_xticks(angles, [f"{a}\n(no data)" if e else a for a, e in zip(axes, empty, strict=True)])
+        ax.set_xticks(angles, [f"{_short(a, 22)}\n(no data)" if e else _short(a, 22)
+                               for a, e in zip(axes, empty, strict=True)])
         ax.set_ylim(0, rmax)
-        ax.set_title(title, loc="left")
-        fig.legend(loc="outside lower center", ncols=min(3, len(series)), fontsize=8)
+        _title(ax, title, 44)
+        fig.legend(loc="outside lower center", ncols=min(2, max(1, len(series))), fontsize=8)
         return _img(fig, title)
+
+
+def scatter(
+    labels: Sequence[str],
+    xs: Sequence[float | None],
+    ys: Sequence[float | None],
+    *,
+    title: str,
+    xlabel: str,
+    ylabel: str,
+    top: float,
+    xerr: Whiskers | None = None,
+    yerr: Whiskers | None = None,
+    named: int = 10,
+) -> str:
+    """One point per label at (x, y) with its intervals both ways, and the diagonal y = x (no difference).
+
+    Labels (with their n) name the `named` points farthest from the diagonal; a label missing either value is
+    left out. Points above the diagonal are where the y run scores higher.
+    """
+    kept = [i for i in range(len(labels)) if xs[i] is not None and ys[i] is not None]
+    with _figure(4.4, 4.4) as (fig, ax):
+        ax.plot([0, top], [0, top], color="#888888", linestyle="--", linewidth=1, gid="diagonal",
+                label="equal (y = x)")
+        if kept:
+            px = [float(xs[i] or 0.0) for i in kept]
+            py = [float(ys[i] or 0.0) for i in kept]
+            drawn = ax.errorbar(px, py, xerr=_spans(px, [xerr[i] if xerr else None for i in kept]),
+                                yerr=_spans(py, [yerr[i] if yerr else None for i in kept]), fmt="o",
+                                color=PALETTE[0], ecolor="#9aa3b2", elinewidth=0.7, markersize=4)
+            drawn.lines[0].set_gid("points")
+            # Points on the same spot share one label ("6 categories"), rather than printing over each other.
+            spots: dict[tuple[float, float], list[int]] = {}
+            for m in range(len(kept)):
+                spots.setdefault((round(px[m], 6), round(py[m], 6)), []).append(m)
+            far = sorted(spots.items(), key=lambda item: -abs(item[0][1] - item[0][0]))[:named]
+            for (x, y), members in far:
+                text = (_short(labels[kept[members[0]]], 22) if len(members) == 1
+                        else f"{len(members)} categories")
+                ax.annotate(text, (x, y), xytext=(4, 3), textcoords="offset points", fontsize=7)
+        # A little room past both ends, so points at 0 or at the top are drawn whole.
+        ax.set_xlim(-0.02 * top, 1.02 * top)
+        ax.set_ylim(-0.02 * top, 1.02 * top)
+        ax.set_aspect("equal")
+        ax.set_xlabel(_short(xlabel, 48))
+        ax.set_ylabel(_short(ylabel, 48))
+        _title(ax, title)
+        ax.grid(color="#eeeeee", linewidth=0.6)
+        ax.legend(loc="upper left", fontsize=8, framealpha=0.9)
+        return _img(fig, title)
+
+
+def _spans(values: Sequence[float], whiskers: Whiskers) -> list[list[float]] | None:
+    """errorbar's [below, above] from intervals; 0 where a value has none (None: no interval at all)."""
+    if all(w is None for w in whiskers):
+        return None
+    below = [0.0 if w is None else max(0.0, v - w[0]) for v, w in zip(values, whiskers, strict=True)]
+    above = [0.0 if w is None else max(0.0, w[1] - v) for v, w in zip(values, whiskers, strict=True)]
+    return [below, above]

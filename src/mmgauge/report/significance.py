@@ -12,7 +12,7 @@ from itertools import pairwise
 
 from mmgauge.comparison.core import Comparison
 from mmgauge.comparison.rows import MetricRow
-from mmgauge.comparison.text import NAMES, number_name, p_text, verdict
+from mmgauge.comparison.text import NAMES, number_name, p_text, verdict, verdict_rule
 from mmgauge.report.load import RunView, answers_of
 from mmgauge.report.sections.base import note
 from mmgauge.report.tables import Cell, Mark, Table, table_html
@@ -82,7 +82,7 @@ def significance_section(runs: list[RunView], compared: Compared, tables: list[T
             f"Every pair of runs on the items both answered (as `mmgauge compare`): the difference A - B "
             f"with its {100 * settings.level:g}% interval, exact McNemar for accuracies, a paired bootstrap "
             f"for composite scores, and MDD, the smallest difference these items detect with "
-            f"{100 * settings.power:g}% power. '{TIE}': not distinguishable at alpha {settings.alpha:g}."))
+            f"{100 * settings.power:g}% power. {_sentence(verdict_rule(comparison))}."))
         if comparison.holm is not None:
             parts.append(note(f"Multiple comparisons: {comparison.holm}."))
         for pair in comparison.pairs:
@@ -160,3 +160,7 @@ def leaderboard_marks(
             if not row.significant:
                 marks[(rows_runs.index(lower), column)] = (TIE, _tie_text(row, higher, lower, runs))
     return marks, ties
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]

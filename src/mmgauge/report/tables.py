@@ -78,6 +78,13 @@ def table_html(
             f"<tbody>{''.join(body)}</tbody></table></div>{more}")
 
 
+def collapsed(table: Table, what: str, *, limit: int | None = None) -> str:
+    """The table folded away under a summary that counts it (`123 changed samples`): long tables stay one
+    line until opened, and the count is read without opening them."""
+    return (f"<details><summary>{len(table.rows)} {escape(what)}</summary>{table_html(table, limit=limit)}"
+            "</details>")
+
+
 def _file_stem(name: str) -> str:
     stem = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")
     return stem or "table"

@@ -14,6 +14,7 @@ benchmark's rules (the judge pass then re-asks the cached judge), so an edited v
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +44,8 @@ from mmgauge.store.manifest import ManifestStore
 from mmgauge.store.results import RunResults
 from mmgauge.store.run_folder import Key, Logged, RunFolder
 from mmgauge.store.runlog import RunLog
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -186,6 +189,9 @@ class Runner:
     ) -> None:
         sample = work.sample
         text = response.text if response.ok else None
+        if text is None:
+            # Kept in the record too; the log puts the failures of a long run in one place, in order.
+            logger.debug("%s %s round %d failed: %s", work.bench.name, sample.id, work.round, response.error)
         extraction, correct = answer_of(work.bench, sample, text, work.round,
                                         keep_reasoning=self.keep_reasoning)
         # Validated: pydantic-core takes the models made here as they are (no copies), and is twice as fast as

@@ -23,6 +23,8 @@ class Kappa(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     #: None when chance agreement is 1 (both raters always gave the same single category): undefined.
+    #: When one rater alone never varies the formula gives 0 (as statsmodels does) but measures nothing:
+    #: `single_category` says so, the interval is None and displays call kappa undefined.
     kappa: float | None
     low: float | None
     high: float | None
@@ -35,6 +37,8 @@ class Kappa(BaseModel):
     categories: list[str]
     level: float
     method: str = "cohen-kappa-fleiss-se"
+    #: Per rater (first, second): the one category it gave to every item, or None when it varied.
+    single_category: list[str | None] = [None, None]
 
 
 def cohen_kappa(
@@ -54,15 +58,27 @@ def cohen_kappa(
     observed = float(np.trace(share))
     expected = float(rows @ cols)
     agreement = proportion_interval(int(np.trace(table).round()), n, level=level, unit="items")
+    single = [_single(first), _single(second)]
     if expected >= 1.0:
         return Kappa(kappa=None, low=None, high=None, standard_error=None, n=n, observed_agreement=observed,
-                     expected_agreement=expected, agreement_ci=agreement, categories=names, level=level)
+                     expected_agreement=expected, agreement_ci=agreement, categories=names, level=level,
+                     single_category=single)
     kappa = (observed - expected) / (1.0 - expected)
+    if single != [None, None]:  # kappa is 0 whatever the other rater does; its Wald interval is 0 to 0
+        return Kappa(kappa=kappa, low=None, high=None, standard_error=None, n=n, observed_agreement=observed,
+                     expected_agreement=expected, agreement_ci=agreement, categories=names, level=level,
+                     single_category=single)
     se = _fleiss_standard_error(share, rows, cols, kappa, expected, n)
     z = normal_quantile(1.0 - (1.0 - level) / 2.0)
     return Kappa(kappa=kappa, low=max(-1.0, kappa - z * se), high=min(1.0, kappa + z * se), standard_error=se,
                  n=n, observed_agreement=observed, expected_agreement=expected, agreement_ci=agreement,
                  categories=names, level=level)
+
+
+def _single(labels: Sequence[Hashable]) -> str | None:
+    """The one category a rater gave to every item (it then agrees with the other exactly as chance does)."""
+    found = {str(x) for x in labels}
+    return next(iter(found)) if len(found) == 1 else None
 
 
 def _fleiss_standard_error(

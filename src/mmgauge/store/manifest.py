@@ -86,6 +86,7 @@ class ManifestStore:
         backend: dict[str, Any] | None = None,
         executor: dict[str, Any] | None = None,
         judge_backend: dict[str, Any] | None = None,
+        config: dict[str, Any] | None = None,
     ) -> ManifestStore:
         folder = out_dir if isinstance(out_dir, RunFolder) else RunFolder(out_dir)
         fresh = RunManifest(
@@ -104,6 +105,7 @@ class ManifestStore:
             updated_at=now(),
             host=host_info(),
             command=command,
+            config=config,
         )
         if not folder.has_manifest():
             folder.path.mkdir(parents=True, exist_ok=True)
@@ -131,6 +133,7 @@ class ManifestStore:
                 "backend": fresh.backend,
                 "executor": fresh.executor,
                 "libraries": fresh.libraries,
+                "config": config,
             }
         )
         return cls(resumed, folder)

@@ -8,6 +8,7 @@
     judge_agreement.json  `JudgeAgreement`: `mmgauge audit-judge` studies, newest last (atomic rewrite)
     thumbs/          one JPEG thumbnail per image that came inside a data file, by sha256
     sample-data/     the built-in sample data a default run was given
+    mmgauge.log      the command line's DEBUG log of every `mmgauge run` into the folder           (appended)
     .lock            held by the process writing the folder (see `lock.py`)
 
 Everything else in the package goes through this class; no other module names these files.
@@ -44,6 +45,7 @@ _JUDGE_AGREEMENT: Final = "judge_agreement.json"
 _THUMBS: Final = "thumbs"
 _SAMPLE_DATA: Final = "sample-data"
 _LOCK: Final = ".lock"
+_LOG: Final = "mmgauge.log"
 _OWN_FILES: Final = (_MANIFEST, _RESULTS, _SCORED, _RECORDS)
 
 Key = tuple[str, str, int]
@@ -277,6 +279,10 @@ class RunFolder:
         target = self.thumbnail(sha256)
         target.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(target, jpeg)
+
+    def log_file(self) -> Path:
+        """Where the command line appends its log of the runs into this folder."""
+        return self.path / _LOG
 
     def sample_data_dir(self, benchmark: str) -> Path:
         return self.path / _SAMPLE_DATA / benchmark

@@ -171,7 +171,7 @@ def test_summary_prints_overall_with_interval_and_n() -> None:
     ci = result.per_language["english"].overall_ci
     assert ci is not None
     # 4 of 4 right: the exact interval [0.025^(1/4), 1] = [39.8%, 100%], not a point.
-    assert rows["M3GIA english overall"] == "100.0% (95% CI 39.8-100.0, n=4), 1 rounds"
+    assert rows["M3GIA english overall"] == "100.0% (95% CI 39.8-100.0, n=4), 1 round"
 
 
 def test_summary_prints_the_gia_with_its_interval_and_n() -> None:

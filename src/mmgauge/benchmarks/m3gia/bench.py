@@ -176,7 +176,8 @@ class M3GIABenchmark(Benchmark[M3GIAOptions, M3GIAResult]):
             interval = (scores.overall_ci.text(100, 1) if scores.overall_ci is not None
                         else f"{scores.questions} questions")
             rows.append((f"M3GIA {language} overall",
-                         f"{_pct(scores.overall)} ({interval}), {scores.rounds} rounds"))
+                         f"{_pct(scores.overall)} ({interval}), {scores.rounds} "
+                         + ("round" if scores.rounds == 1 else "rounds")))
             factors = [f"{f} {_pct(scores.factors[f], sd=False)}" for f in FACTORS if f in scores.factors]
             rows.append((f"M3GIA {language} factors", " · ".join(factors)))
             gia = scores.gia

@@ -8,6 +8,7 @@ from html import escape
 from typing import Any
 
 from mmgauge.report import plots
+from mmgauge.report.breakdown import Breakdown
 from mmgauge.report.load import BenchView, Row
 from mmgauge.report.tables import Cell, Table, table_html
 
@@ -38,6 +39,10 @@ def _no_leaderboard(bench: BenchView) -> dict[str, float | None]:
     return {}
 
 
+def _no_breakdowns(bench: BenchView) -> list[Breakdown]:
+    return []
+
+
 def default_category(row: Row) -> str:
     for key in ("category", "subtask", "question_type"):
         value = row.metadata.get(key)
@@ -55,7 +60,8 @@ class Section:
     """How one benchmark appears in the report. Every callable gets the benchmark's view of one run.
 
     `validate` raises (pydantic ValidationError, ValueError, KeyError) when the stored result cannot be read
-    by this section; `category` names the browser's category of a record (MME subtask, MMBench L3, ...).
+    by this section; `category` names the browser's category of a record (MME subtask, MMBench L3, ...);
+    `breakdowns` gives the per-category scores the cross-run charts line up over runs.
     """
 
     title: str
@@ -65,6 +71,7 @@ class Section:
     tables: Callable[[BenchView], list[Table]] = _no_tables
     leaderboard: Callable[[BenchView], dict[str, float | None]] = _no_leaderboard
     category: Callable[[Row], str] = default_category
+    breakdowns: Callable[[BenchView], list[Breakdown]] = _no_breakdowns
     needs_result: bool = True
     notes: list[str] = field(default_factory=list)
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from mmgauge.general_level.level_view import LevelView
 from mmgauge.report import plots
+from mmgauge.report.breakdown import with_n
 from mmgauge.report.load import BenchView
 from mmgauge.report.sections.base import Card, Section, charts, note
 from mmgauge.report.tables import Cell, Table, table_html
@@ -24,7 +25,8 @@ def _validate(result: dict[str, Any]) -> None:
 
 
 def _reached(view: LevelView) -> str:
-    return "none (no level above 0)" if view.highest_level is None else f"Level-{view.highest_level}"
+    reached = "none (no level above 0)" if view.highest_level is None else f"Level-{view.highest_level}"
+    return f"{reached} [{', '.join(view.labels)}]" if view.labels else reached
 
 
 def _cards(bench: BenchView) -> list[Card]:
@@ -54,7 +56,7 @@ def _tables(bench: BenchView) -> list[Table]:
 
 def _body(bench: BenchView) -> str:
     v = _view(bench)
-    parts: list[str] = []
+    parts: list[str] = [note(f"{text}: these levels and wins inherit that.", warn=True) for text in v.caveats]
     names = list(v.modalities)
     supported = sum(m.supported for m in v.modalities.values())
     total = sum(m.total for m in v.modalities.values())
@@ -64,13 +66,15 @@ def _body(bench: BenchView) -> str:
     if names:
         parts.append(charts(
             lambda: plots.hbars(
-                names, {"Level-2": [v.modalities[n].level2 for n in names],
-                        "Level-3": [v.modalities[n].level3 for n in names],
-                        "Level-4": [v.modalities[n].level4 for n in names]},
-                title="General-Level per modality", xlabel="score",
+                [with_n(n, [v.modalities[n].total]) for n in names],
+                {"Level-2": [v.modalities[n].level2 for n in names],
+                 "Level-3": [v.modalities[n].level3 for n in names],
+                 "Level-4": [v.modalities[n].level4 for n in names]},
+                title="General-Level per modality", xlabel="score (n: tasks)",
             ),
             lambda: plots.vbars(["L2", "L3", "L4", "L5 x100"], [v.level2, v.level3, v.level4, 100 * v.level5],
-                                title=f"Levels (highest reached: {_reached(v)})", ylabel="score"),
+                                title=f"Levels (highest reached: {_reached(v)})",
+                                ylabel=f"score (n={total} tasks, {supported} scored)"),
         ))
     parts.append(table_html(_tables(bench)[0], caption="Per modality"))
     return "".join(parts)

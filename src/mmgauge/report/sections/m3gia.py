@@ -6,14 +6,16 @@ the model's factor accuracies alone and the human reference appears as GIA besid
 
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import Any, Final
 
 from mmgauge.core.errors import UserError
 from mmgauge.report import plots
+from mmgauge.report.breakdown import Breakdown, Point, interval_point, with_n
 from mmgauge.report.load import BenchView, Row
 from mmgauge.report.sections.base import Card, Section, charts, note, pct
 from mmgauge.report.tables import Cell, Table, table_html
-from mmgauge.scoring.m3gia import CLUSTERS, M3GIAResult, Stat
+from mmgauge.scoring.m3gia import CLUSTERS, LanguageScores, M3GIAResult, MeanScores, Stat
 from mmgauge.scoring.m3gia_gia import human_gia
 
 RADAR_FACTORS: Final = ("Gc", "Gv", "Grw", "Gq", "Gf")
@@ -92,6 +94,22 @@ def _cluster(r: M3GIAResult, language: str, cluster: str) -> float | None:
     return None if value is None else 100 * value.mean
 
 
+def _counts(rows: list[Row], field: str) -> dict[str, dict[str, int]]:
+    """Questions per language per factor (`field="factors"`, multi-label) or cluster, from the records."""
+    seen: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for row in rows:
+        language = str(row.metadata.get("language", ""))
+        labels = row.metadata.get(field) or []
+        for label in labels if isinstance(labels, list) else [labels]:
+            seen[language][str(label)].add(str(row.metadata.get("question_id", row.sample_id)))
+    return {language: {label: len(ids) for label, ids in found.items()} for language, found in seen.items()}
+
+
+def _pooled(counts: dict[str, dict[str, int]], label: str, languages: list[str]) -> int | None:
+    got = [counts[lang][label] for lang in languages if label in counts.get(lang, {})]
+    return sum(got) if got else None
+
+
 def _body(bench: BenchView) -> str:
     r = _result(bench)
     parts = [note(line, warn=True) for line in r.notes]
@@ -103,12 +121,16 @@ def _body(bench: BenchView) -> str:
     factors, clusters, gia = _tables(bench)
     if series:
         languages = list(r.per_language)
+        by_factor, by_cluster = _counts(bench.rows, "factors"), _counts(bench.rows, "cluster")
+        axes = [with_n(f, [by_factor.get(lang, {}).get(f) for lang in series]) for f in RADAR_FACTORS]
+        named = {with_n(lang, [r.per_language[lang].questions]): values for lang, values in series.items()}
         parts.append(charts(
-            lambda: plots.radar(RADAR_FACTORS, series, title="M3GIA factor accuracy by language"),
+            lambda: plots.radar(axes, named, title="M3GIA factor accuracy by language"),
             lambda: plots.hbars(
-                list(CLUSTERS),
+                [with_n(c, [by_cluster.get(lang, {}).get(c) for lang in languages]) for c in CLUSTERS],
                 {lang: [_cluster(r, lang, c) for c in CLUSTERS] for lang in languages},
-                title="M3GIA clusters", xlabel="accuracy (%)", xmax=100,
+                title="M3GIA clusters", xlabel="accuracy (%) (n: questions, per language in legend order)",
+                xmax=100,
             ),
         ))
         missing = [
@@ -129,6 +151,32 @@ def _body(bench: BenchView) -> str:
     return "".join(parts)
 
 
+def _breakdowns(bench: BenchView) -> list[Breakdown]:
+    """Accuracy per language (with its interval), and per CHC factor and cluster over all languages run.
+
+    Factors and clusters have no stored interval (their spread is over rounds), so they get no whiskers.
+    """
+    r = _result(bench)
+    languages = list(r.per_language)
+    by_language = Breakdown("language", "M3GIA accuracy per language", "accuracy (%)", 100, {
+        lang: interval_point(s.overall.mean, s.overall_ci, 100, n=None if s.overall_ci else s.questions)
+        for lang, s in r.per_language.items()}, "95% CI (Clopper-Pearson)")
+    # The mean over languages where there is one; a single language's own scores otherwise.
+    summary: MeanScores | LanguageScores | None = r.mean
+    if summary is None and len(languages) == 1:
+        summary = r.per_language[languages[0]]
+    if summary is None:
+        return [by_language]
+    by_factor, by_cluster = _counts(bench.rows, "factors"), _counts(bench.rows, "cluster")
+    factors = Breakdown("factors", "M3GIA CHC factors (all languages run)", "accuracy (%)", 100, {
+        f: Point(100 * summary.factors[f].mean, None, _pooled(by_factor, f, languages))
+        for f in RADAR_FACTORS if f in summary.factors}, radar=True)
+    clusters = Breakdown("clusters", "M3GIA clusters (all languages run)", "accuracy (%)", 100, {
+        c: Point(100 * summary.clusters[c].mean, None, _pooled(by_cluster, c, languages))
+        for c in CLUSTERS if c in summary.clusters})
+    return [by_language, factors, clusters]
+
+
 def _leaderboard(bench: BenchView) -> dict[str, float | None]:
     r = _result(bench)
     out: dict[str, float | None] = {"M3GIA accuracy %": 100 * r.mean.overall.mean if r.mean else None}
@@ -145,5 +193,5 @@ def _category(row: Row) -> str:
 
 SECTION = Section(
     title="M3GIA", validate=_validate, cards=_cards, body=_body, tables=_tables, leaderboard=_leaderboard,
-    category=_category,
+    category=_category, breakdowns=_breakdowns,
 )

@@ -10,10 +10,12 @@ from collections import defaultdict
 from typing import Any
 
 from mmgauge.report import plots
+from mmgauge.report.breakdown import Breakdown, Point, interval_point, with_n
 from mmgauge.report.load import BenchView, Row
 from mmgauge.report.sections.base import Card, Section, charts, note, pct
 from mmgauge.report.tables import Cell, Table, table_html
 from mmgauge.scoring.mmbench import L2_ABBREVIATIONS, MMBenchResult
+from mmgauge.stats.proportion import proportion_interval
 
 
 def _result(bench: BenchView) -> MMBenchResult:
@@ -95,25 +97,53 @@ def _pct_or_none(value: float | None) -> float | None:
     return None if value is None else 100 * value
 
 
-def _chart(table: Table, label_col: int, circ_col: int, title: str) -> str:
-    labels = [str(row[label_col]) for row in table.rows]
-    circular = [_num(row[circ_col]) for row in table.rows]
-    vanilla = [_num(row[circ_col + 1]) for row in table.rows]
-    return plots.hbars(labels, {"circular": circular, "vanilla": vanilla}, title=title,
-                       xlabel="accuracy (%)", xmax=100)
+def _chart(circular: Breakdown, vanilla: Breakdown, title: str) -> str:
+    names = [*circular.points, *(name for name in vanilla.points if name not in circular.points)]
+    empty = Point(None)
+    circ = [circular.points.get(name, empty) for name in names]
+    van = [vanilla.points.get(name, empty) for name in names]
+    return plots.hbars(
+        [with_n(name, [v.n if c.n is None else c.n]) for name, c, v in zip(names, circ, van, strict=True)],
+        {"circular": [c.value for c in circ], "vanilla": [v.value for v in van]},
+        errors={"circular": [c.interval for c in circ], "vanilla": [v.interval for v in van]},
+        title=title, xlabel="accuracy (%) (whiskers: 95% CI; n: questions)", xmax=100,
+    )
 
 
-def _num(value: Cell) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+def _vanilla(rows: list[Row], label: str) -> Breakdown:
+    """Vanilla accuracy per label with its Clopper-Pearson interval (copy 0 of each question)."""
+    points = {name: interval_point(share, proportion_interval(round(share * n), n, unit="questions"), 100)
+              for name, (share, n) in vanilla_by(rows, label).items()}
+    return Breakdown(f"{label}_vanilla", f"MMBench vanilla by {label.upper()}", "accuracy (%)", 100, points,
+                     "95% CI (Clopper-Pearson)")
+
+
+def _breakdowns(bench: BenchView) -> list[Breakdown]:
+    """Circular accuracy by L2 ability (a radar too) and by L3 category, n = question groups."""
+    r = _result(bench)
+    if r.overall is None:
+        return []
+    whiskers = "95% CI (Clopper-Pearson)"
+    l2 = Breakdown("l2", "MMBench circular by L2 ability", "accuracy (%)", 100, {
+        name: interval_point(value, r.l2_ci.get(name), 100) for name, value in sorted(r.l2.items())
+    }, whiskers, radar=True, unit="question groups")
+    l3 = Breakdown("l3", "MMBench circular by L3 category", "accuracy (%)", 100, {
+        name: interval_point(value, r.category_ci.get(name), 100)
+        for name, value in sorted(r.category.items())
+    }, whiskers, unit="question groups")
+    return [l2, l3]
 
 
 def _body(bench: BenchView) -> str:
     r = _result(bench)
     parts = [note(line, warn=True) for line in r.headline()]
     _, l2, l3 = _tables(bench)
-    if l2.rows:
-        parts.append(charts(lambda: _chart(l2, 0, 1, "MMBench by L2 ability"),
-                            lambda: _chart(l3, 0, 2, "MMBench by L3 category")))
+    found = _breakdowns(bench)
+    if found and found[0].points:
+        circ_l2, circ_l3 = found
+        van_l2, van_l3 = _vanilla(bench.rows, "l2"), _vanilla(bench.rows, "l3")
+        parts.append(charts(lambda: _chart(circ_l2, van_l2, "MMBench by L2 ability"),
+                            lambda: _chart(circ_l3, van_l3, "MMBench by L3 category")))
     parts.append(note("Circular: a question counts right only if every rotation of its options is answered "
                       "right. Vanilla: the first copy alone. A wide gap: answers depend on option order."))
     parts.append(table_html(l2, caption="By L2 ability"))
@@ -128,5 +158,5 @@ def _leaderboard(bench: BenchView) -> dict[str, float | None]:
 
 SECTION = Section(
     title="MMBench", validate=_validate, cards=_cards, body=_body, tables=_tables, leaderboard=_leaderboard,
-    category=_category,
+    category=_category, breakdowns=_breakdowns,
 )

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from mmgauge.report import plots
+from mmgauge.report.breakdown import Breakdown, interval_point, with_n
 from mmgauge.report.load import BenchView, Row
 from mmgauge.report.sections.base import Card, Section, charts, note
 from mmgauge.report.tables import Cell, Table, table_html
@@ -100,10 +101,16 @@ def _body(bench: BenchView) -> str:
 
 
 def _scores_chart(r: MMEResult, names: list[str]) -> str:
+    acc, plus = _breakdowns(r)
     return plots.hbars(
-        names,
-        {"acc": [r.subtasks[n].acc for n in names], "acc+": [r.subtasks[n].acc_plus for n in names]},
-        title="MME subtasks: acc and acc+", xlabel="percent", xmax=100,
+        # acc rests on questions, acc+ on images: both counts, named (a "/" would read as two runs).
+        [f"{n} (n={acc.points[n].n} q, {plus.points[n].n} img)" for n in names],
+        {"acc": [acc.points[n].value for n in names], "acc+": [plus.points[n].value for n in names]},
+        errors={"acc": [acc.points[n].interval for n in names],
+                "acc+": [plus.points[n].interval for n in names]},
+        title="MME subtasks: acc and acc+",
+        xlabel="percent (whiskers: 95% CI; n: questions (q), images (img))",
+        xmax=100,
     )
 
 
@@ -113,9 +120,30 @@ def _bias_chart(r: MMEResult, names: list[str]) -> str:
               for n in names]
     colors = [plots.WARN if answer_bias(v) else plots.PALETTE[4] for v in ratios]
     return plots.hbars(
-        names, {"yes-ratio": ratios}, title="Share of 'yes' among yes/no answers",
-        xlabel="yes / (yes + no)", xmax=1.0, reference=(0.5, "truth (0.5)"), colors=colors,
+        [with_n(n, [_read(r.subtasks[n].questions, r.subtasks[n].other)]) for n in names],
+        {"yes %": [_percent(v) for v in ratios]}, title="Share of 'yes' among yes/no answers",
+        xlabel="yes % of yes/no answers (n: answers read as yes or no)", xmax=100.0,
+        reference=(50.0, "truth (50%)"), colors=colors,
     )
+
+
+def _percent(ratio: float | None) -> float | None:
+    """The yes-ratio as people read it everywhere (percent); results JSON keeps the 0..1 fraction."""
+    return None if ratio is None else 100.0 * ratio
+
+
+def _breakdowns(r: MMEResult) -> list[Breakdown]:
+    """acc per subtask (n = answered questions) and acc+ (n = images with both questions answered)."""
+    names = _ordered(r)
+    whiskers = "95% CI (Clopper-Pearson)"
+    acc = Breakdown("acc", "MME acc per subtask", "acc (%)", 100, {
+        n: interval_point(r.subtasks[n].acc, r.subtasks[n].acc_ci, n=None if r.subtasks[n].acc_ci
+                          else r.subtasks[n].questions) for n in names}, whiskers)
+    plus = Breakdown("acc_plus", "MME acc+ per subtask", "acc+ (%)", 100, {
+        n: interval_point(r.subtasks[n].acc_plus, r.subtasks[n].acc_plus_ci,
+                          n=None if r.subtasks[n].acc_plus_ci else r.subtasks[n].images) for n in names},
+        whiskers, unit="images")
+    return [acc, plus]
 
 
 def _tables(bench: BenchView) -> list[Table]:
@@ -125,10 +153,10 @@ def _tables(bench: BenchView) -> list[Table]:
         s = r.subtasks[name]
         rows.append([
             name, "cognition" if name in COGNITION else "perception", s.acc, s.acc_plus, s.score,
-            s.yes_ratio if _read(s.questions, s.other) else None, s.questions, s.images, s.other, s.failed,
-            s.complete,
+            _percent(s.yes_ratio) if _read(s.questions, s.other) else None, s.questions, s.images, s.other,
+            s.failed, s.complete,
         ])
-    subtasks = Table("mme_subtasks", ["subtask", "part", "acc", "acc+", "score", "yes / (yes+no)",
+    subtasks = Table("mme_subtasks", ["subtask", "part", "acc", "acc+", "score", "yes % of yes/no",
                                       "questions", "images", "unreadable", "failed", "complete"], rows)
     totals = Table("mme_totals", ["part", "score", "max", "ci_low", "ci_high", "partial"], [
         [name, t.score, t.max, t.ci_low, t.ci_high, t.partial]
@@ -140,7 +168,7 @@ def _tables(bench: BenchView) -> list[Table]:
 def _leaderboard(bench: BenchView) -> dict[str, float | None]:
     r = _result(bench)
     return {"MME perception": r.perception.score, "MME cognition": r.cognition.score,
-            "MME yes-ratio": yes_ratio(r)}
+            "MME yes %": _percent(yes_ratio(r))}
 
 
 def _category(row: Row) -> str:
@@ -149,5 +177,5 @@ def _category(row: Row) -> str:
 
 SECTION = Section(
     title="MME", validate=_validate, cards=_cards, body=_body, tables=_tables, leaderboard=_leaderboard,
-    category=_category,
+    category=_category, breakdowns=lambda bench: _breakdowns(_result(bench)),
 )

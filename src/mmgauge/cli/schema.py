@@ -1,0 +1,22 @@
+"""`mmgauge schema NAME`: the JSON Schema of a file mmgauge reads (the same text ships in the package)."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+import typer
+
+
+class SchemaName(str, Enum):
+    run_config = "run-config"
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("schema")
+    def schema(
+        name: SchemaName = typer.Argument(..., help="run-config: the file of `mmgauge run --config FILE`."),
+    ) -> None:
+        """Print the JSON Schema of a file mmgauge reads (for editors and validators)."""
+        from mmgauge.api.run_config import schema_text
+
+        typer.echo(schema_text(), nl=False)
