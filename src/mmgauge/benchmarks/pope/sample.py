@@ -14,7 +14,11 @@ import io
 from pathlib import Path
 from typing import Final
 
-FILE_NAME: Final = "pope_sample.parquet"
+#: A folder holding one split's shard, as a hub snapshot's `data/` does. A folder, not a file: the built-in
+#: sample check renames a one-file sample to the name of the user's file, and a parquet named `POPE.tsv`
+#: would be read as a TSV.
+FOLDER: Final = "pope_sample"
+FILE_NAME: Final = "test-00000-of-00001.parquet"
 
 #: (COCO image name, the objects on it, absent objects per split: random, popular, adversarial).
 IMAGES: Final = (
@@ -68,11 +72,11 @@ def write_sample(directory: Path) -> Path:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    directory.mkdir(parents=True, exist_ok=True)
+    folder = directory / FOLDER
+    folder.mkdir(parents=True, exist_ok=True)
     image = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
     schema = pa.schema([("id", pa.string()), ("question_id", pa.string()), ("question", pa.string()),
                         ("answer", pa.string()), ("image_source", pa.string()), ("image", image),
                         ("category", pa.string())])
-    path = directory / FILE_NAME
-    pq.write_table(pa.Table.from_pylist(rows(), schema=schema), path)
-    return path
+    pq.write_table(pa.Table.from_pylist(rows(), schema=schema), folder / FILE_NAME)
+    return folder
