@@ -24,6 +24,7 @@ BENCHMARKS: dict[str, str] = {
     "mmbench": "mmgauge.benchmarks.mmbench.bench:MMBenchBenchmark",
     "mme": "mmgauge.benchmarks.mme.bench:MMEBenchmark",
     "m3gia": "mmgauge.benchmarks.m3gia.bench:M3GIABenchmark",
+    "mmstar": "mmgauge.benchmarks.mmstar.bench:MMStarBenchmark",
 }
 
 
