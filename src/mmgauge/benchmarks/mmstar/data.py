@@ -32,6 +32,7 @@ PARQUET_COLUMNS: Final = ("index", "question", "image", "answer", "category", "l
 IMAGE_REF_MAX: Final = 64
 #: The file names a downloaded dataset folder holds, in the order they are looked for.
 FOLDER_FILES: Final = ("MMStar.tsv", "mmstar.parquet")
+PARQUET_MAGIC: Final = b"PAR1"
 _OPTIONS_HEADER: Final = re.compile(r"\n?\s*Options:\s*")
 
 
@@ -72,16 +73,13 @@ def data_file(path: Path) -> Path:
 
 
 def load_questions(path: Path) -> tuple[Path, list[Question]]:
-    """The questions of a VLMEvalKit TSV or a Hugging Face parquet (by suffix), checked, and the file read."""
+    """The questions of a VLMEvalKit TSV or a Hugging Face parquet, checked, and the file read.
+
+    Told apart by content (parquet's magic bytes), not by name: a file may be saved under any name."""
     file = data_file(path)
-    suffix = file.suffix.lower()
-    if suffix == ".parquet":
-        questions = read_parquet(file)
-    elif suffix in (".tsv", ".txt"):
-        questions = read_tsv(file)
-    else:
-        raise UserError("MMStar data is VLMEvalKit's MMStar.tsv or the Hugging Face mmstar.parquet",
-                        file=str(file), field="--data")
+    with file.open("rb") as handle:
+        magic = handle.read(4)
+    questions = read_parquet(file) if magic == PARQUET_MAGIC else read_tsv(file)
     if not questions:
         raise UserError("the file holds no questions", file=str(file))
     seen: dict[int, int] = {}
