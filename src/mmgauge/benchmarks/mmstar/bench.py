@@ -7,11 +7,12 @@ CircularEval), its answer read by exact matching of the option letter first (`ca
 (`exact_matching`) an unread answer is "Z", a miss. Here the rules are the shared single-choice matcher of
 `mmgauge.extraction.choice` (the one MMBench uses), the judge is the one given with `--judge`, and with
 `--judge none` unread answers count wrong and the result says how many. Known differences from VLMEvalKit's
-`can_infer`, none of which changes a hit into a miss under `--judge none`: the shared matcher also reads
-"answer is X" where the letter is not among the last five words (VLMEvalKit leaves that to its judge);
-VLMEvalKit reads four refusal phrases ("Cannot determine the answer", ...) as "Z", a miss, where they are
-unread here (also a miss, but counted as unread, and judged when a judge is given); and mmgauge removes a
-reasoning model's `<think>` block before reading (`--keep-reasoning` keeps it).
+`can_infer`: the shared matcher also reads "answer is X" where the letter is not among the last four words,
+which VLMEvalKit's exact matching leaves unread (so with `--judge none` such an answer can be right here and
+a miss there; with a judge, VLMEvalKit's judge decides it); VLMEvalKit reads four refusal phrases ("Cannot
+determine the answer", ...) as "Z", a miss, where they are unread here (also a miss, but counted as unread,
+and judged when a judge is given); and mmgauge removes a reasoning model's `<think>` block before reading
+(`--keep-reasoning` keeps it).
 
 Sample ids are the data's index; records keep index, category, l2-category and the answer key, so scoring
 needs nothing but the records.
