@@ -1,5 +1,5 @@
-"""Benchmarks and backends plug in from outside: the example package in tests/plugins/squares, installed with pip
-and found through its entry points (`mmgauge.benchmarks`, `mmgauge.backends`), never imported by name."""
+"""Benchmarks and backends plug in from outside: the example package in tests/plugins/squares, installed with
+pip and found through its entry points (`mmgauge.benchmarks`, `mmgauge.backends`), never imported by name."""
 
 from __future__ import annotations
 

@@ -25,6 +25,7 @@ BENCHMARKS: dict[str, str] = {
     "mme": "mmgauge.benchmarks.mme.bench:MMEBenchmark",
     "m3gia": "mmgauge.benchmarks.m3gia.bench:M3GIABenchmark",
     "pope": "mmgauge.benchmarks.pope.bench:PopeBenchmark",
+    "mmstar": "mmgauge.benchmarks.mmstar.bench:MMStarBenchmark",
 }
 
 

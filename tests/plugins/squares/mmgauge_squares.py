@@ -1,5 +1,6 @@
-"""An mmgauge plug-in in one module: POPE-style yes/no questions about coloured squares, and a backend that answers
-"yes" when the question names a colour it was told about. Registered through entry points (pyproject.toml)."""
+"""An mmgauge plug-in in one module: POPE-style yes/no questions about coloured squares, and a backend that
+answers "yes" when the question names a colour it was told about. Registered through entry points
+(pyproject.toml)."""
 
 from __future__ import annotations
 
