@@ -57,8 +57,7 @@ def run(backend: HFBackend, batch: Sequence[Request]) -> list[ModelResponse]:
 
 def count_generate_calls(backend: HFBackend, monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Record the batch size of every model.generate call."""
-    assert backend._loaded is not None
-    model = backend._loaded.model
+    model = backend.load().model
     original = model.generate
     sizes: list[int] = []
 
@@ -130,12 +129,10 @@ def test_temperature_zero_is_greedy_even_if_the_checkpoint_samples(
 
 
 def test_a_failed_batch_becomes_errors(backend: HFBackend, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert backend._loaded is not None
-
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("simulated failure")
 
-    monkeypatch.setattr(backend._loaded.model, "generate", broken)
+    monkeypatch.setattr(backend.load().model, "generate", broken)
     responses = run(backend, requests())
     assert len(responses) == 3
     assert all(not r.ok and r.error and "simulated failure" in r.error for r in responses)

@@ -44,16 +44,24 @@ class EvalSession:
                         await close()
 
     async def _locked(self) -> RunResults:
+        spec, backend = self._backend()
+        backend.check_generation(self._generation())  # a setting the model refuses stops it before any work
+        if self.request.executor == "local":
+            # A local model's weights load in the background while the data is read and the requests are
+            # planned; the first batch waits for them. Ray workers load their own copies.
+            backend.warm_up()
         # No collector settings here: they are the whole process's, and a library call leaves its caller's
         # alone (the command line sets its own, in cli/main.py).
-        return await self._evaluate(self._benchmark_runs())
+        return await self._evaluate(spec, backend, self._benchmark_runs())
 
-    async def _evaluate(self, runs: list[BenchmarkRun]) -> RunResults:
+    def _generation(self) -> GenerationConfig:
         request = self.request
-        spec, backend = self._backend()
-        config = GenerationConfig(temperature=request.temperature, max_tokens=request.max_tokens,
-                                  seed=request.seed, system_prompt=request.system_prompt)
-        backend.check_generation(config)  # a setting the model would refuse stops the command before any work
+        return GenerationConfig(temperature=request.temperature, max_tokens=request.max_tokens,
+                                seed=request.seed, system_prompt=request.system_prompt)
+
+    async def _evaluate(self, spec: ModelSpec, backend: Backend, runs: list[BenchmarkRun]) -> RunResults:
+        request = self.request
+        config = self._generation()
         self.progress.status(f"starting model {spec.label()}")
         if backend.stage_listener is None:  # a caller's backend may report to its own
             backend.stage_listener = self.progress.stage
@@ -85,13 +93,13 @@ class EvalSession:
             results = await runner.run(runs, manifest)
         except BaseException as error:
             interrupted = isinstance(error, KeyboardInterrupt | asyncio.CancelledError)
-            manifest.end("interrupted" if interrupted else "stopped", {})
+            manifest.end("interrupted" if interrupted else "stopped", {}, backend.generation_stats())
             raise
         counts = {name: {"requested": b.requested, "cache_hits": b.cache_hits, "resumed": b.resumed,
                          "failed": b.failed, "judge_calls": b.judge_calls, "records": b.records or 0}
                   for name, b in results.benchmarks.items()}
         logger.info("run into %s ended: %s", self.folder.path, counts)
-        manifest.end("failed" if results.failed else "finished", counts)
+        manifest.end("failed" if results.failed else "finished", counts, backend.generation_stats())
         if results.failed == 0:
             manifest.finish()
         return results

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from mmgauge.core.types import GenerationConfig, Message, ModelResponse, ModelSpec
+from mmgauge.core.types import GenerationConfig, GenerationStats, Message, ModelResponse, ModelSpec
 
 
 class BackendSettings(BaseModel):
@@ -127,6 +127,24 @@ class Backend(ABC):
 
     async def load_model(self) -> None:  # noqa: B027 - optional hook, most backends load nothing up front
         """Load the model now rather than at the first batch (a Ray worker does this when it starts)."""
+
+    def warm_up(self) -> None:  # noqa: B027 - optional hook, only in-process models have weights to load
+        """Begin loading the model in the background, for a backend that will generate in this process.
+
+        The session calls this as soon as the backend exists, so that the weights load while the data is read
+        and the requests planned. It must return at once; a failure to load is reported by `generate`.
+        """
+
+    def batch_order(self, requests: Sequence[Request]) -> list[int]:
+        """The order (indices into `requests`) in which the runner cuts pending requests into batches.
+
+        As given by default. A backend that pads a batch to its longest prompt puts similar prompts together.
+        """
+        return list(range(len(requests)))
+
+    def generation_stats(self) -> GenerationStats | None:
+        """Throughput of what this process generated so far (None where the model runs elsewhere)."""
+        return None
 
     def describe(self) -> dict[str, Any]:
         """What the run manifest records about this backend (never secrets)."""

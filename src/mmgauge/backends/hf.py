@@ -1,9 +1,19 @@
 """A local Hugging Face transformers vision-language model, run in-process and offline.
 
 The model comes from a local folder or from the local Hugging Face cache by repo id; nothing is downloaded.
-Prompts go through the processor's own chat template, batches are left-padded, and generation runs in a
-worker thread so that the event loop (progress bars, run log writes) keeps going. torch and transformers are
+Prompts go through the processor's own chat template, batches are left-padded, and all work runs in worker
+threads so that the event loop (progress bars, run log writes) keeps going. torch and transformers are
 imported only when the model is loaded, so this module imports without the `hf` extra.
+
+Where the time goes, and what keeps the device busy:
+
+- loading starts in a thread at `warm_up` (the session calls it before reading the data), processor first;
+- requests are cut into batches in order of (settings, image count, prompt tokens), so a batch pads little;
+- two batches are in flight: while one generates, the next one's images are decoded and its inputs made
+  and pinned on a CPU thread, and the previous one is detokenised (`_hf_batch`).
+
+Continuous batching (`generate_batch`, `ContinuousBatchingManager`) is not used: in transformers 5 it takes
+token ids only, with no pixel values, so a Llava-type model would answer without seeing its images.
 """
 
 from __future__ import annotations
@@ -11,37 +21,30 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import importlib.util
-import io
-import re
 import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from mmgauge.backends._quiet import no_transformers_progress_bars
+from mmgauge.backends import _hf_batch as batching
+from mmgauge.backends._hf_load import Loaded, Loading, load_processor
 from mmgauge.backends.base import Backend, BackendSettings, Request
 from mmgauge.backends.checkpoints import EXTRA_HINT, hash_model_files, one_line, resolve_model_dir
-from mmgauge.core.errors import EndpointError, UserError
-from mmgauge.core.types import GenerationConfig, ImagePart, ModelResponse, ModelSpec, Usage
+from mmgauge.core.errors import UserError
+from mmgauge.core.types import GenerationConfig, GenerationStats, ImagePart, ModelResponse, ModelSpec
 
 DTYPES = {"auto", "float32", "fp32", "bfloat16", "bf16", "float16", "fp16", "half"}
 
-#: One request ready for the chat template: messages in transformers' format, and its decoded images in order.
-_Item = tuple[list[dict[str, Any]], list[Any]]
+#: A batch's requests of one generation setting (their positions in the batch), ready for the model.
+_Group = tuple[list[int], batching.Prepared]
 
 
 @dataclass
-class _Loaded:
-    model: Any
-    processor: Any
-    tokenizer: Any
-    multimodal: bool
-    chat_template: str
-    device: str
-    eos_ids: frozenset[int]
-    pad_id: int | None
+class _Tally:
+    requests: int = 0
+    completion_tokens: int = 0
+    generate_s: float = 0.0
 
 
 class HFBackend(Backend):
@@ -57,16 +60,19 @@ class HFBackend(Backend):
             raise UserError(f"unknown dtype '{dtype}'; use one of {', '.join(sorted(DTYPES))}", field="dtype")
         self.path = path
         self.batch_size = batch_size
-        # One model in one process: a second batch in flight would only wait for the first.
-        self.concurrency = 1
+        # One batch on the model and the next one being prepared: a third would only wait.
+        self.concurrency = 2
         self.device = device
         self.dtype = dtype
         self.trust_remote_code = trust_remote_code
         # Resolved now, not at first use, so that a wrong path stops the run before anything starts.
         self.directory = resolve_model_dir(path)
         self._fingerprint: str | None = None
-        self._loaded: _Loaded | None = None
+        self._loading: Loading | None = None
         self._lock = threading.Lock()
+        #: Held by the batch on the model; the next one waits for it with its inputs ready.
+        self._turn = threading.Lock()
+        self._tally = _Tally()
 
     @classmethod
     def from_spec(cls, spec: ModelSpec, settings: BackendSettings) -> HFBackend:
@@ -97,241 +103,145 @@ class HFBackend(Backend):
             "batch_size": self.batch_size, "device": self.device, "dtype": self.dtype,
             "trust_remote_code": self.trust_remote_code,
         }
-        if self._loaded is not None:
+        loaded = self._finished()
+        if loaded is not None:
             import transformers
 
-            model = self._loaded.model
-            info.update(resolved_device=self._loaded.device, resolved_dtype=str(model.dtype).split(".")[-1],
-                        model_class=type(model).__name__, transformers=transformers.__version__)
+            model = loaded.model
+            info.update(resolved_device=loaded.device, device_name=loaded.device_name,
+                        resolved_dtype=str(model.dtype).split(".")[-1], model_class=type(model).__name__,
+                        transformers=transformers.__version__)
         return info
 
-    def load(self) -> None:
-        """Load the model and processor now (otherwise the first `generate` does it)."""
-        with self._lock:
-            if self._loaded is None:
-                self._loaded = _load(self.directory, self.device, self.dtype, self.trust_remote_code)
+    def warm_up(self) -> None:
+        self._begin()
+
+    def load(self) -> Loaded:
+        """The loaded model and processor, loading them now if no `warm_up` did (waits for one that did)."""
+        return self._begin().loaded.result()
+
+    def batch_order(self, requests: Sequence[Request]) -> list[int]:
+        if self.batch_size == 1:  # nothing is padded
+            return list(range(len(requests)))
+        # Rows are padded to the batch's longest prompt: neighbours of similar length waste little. A batch
+        # holds one generation setting, and a model's image tokens are counted per image, hence the key.
+        settings: dict[GenerationConfig, int] = {}
+        images = [sum(isinstance(p, ImagePart) for m in r.messages for p in m.content) for r in requests]
+        texts = ["\n".join(message.text() for message in r.messages) for r in requests]
+        tokenizer = self._tokenizer()
+        lengths = ([len(ids) for ids in tokenizer(texts, add_special_tokens=False)["input_ids"]]
+                   if tokenizer is not None and texts else [len(text) for text in texts])
+        keys = [(settings.setdefault(r.config, len(settings)), n, length)
+                for r, n, length in zip(requests, images, lengths, strict=True)]
+        return sorted(range(len(requests)), key=keys.__getitem__)
+
+    def generation_stats(self) -> GenerationStats | None:
+        loaded = self._finished()
+        tally = self._tally
+        if loaded is None or tally.requests == 0:
+            return None
+        peak = None
+        if loaded.device.startswith("cuda"):
+            import torch
+
+            peak = int(torch.cuda.max_memory_allocated(loaded.device))
+        return GenerationStats(
+            device=loaded.device, device_name=loaded.device_name, requests=tally.requests,
+            completion_tokens=tally.completion_tokens, generate_s=round(tally.generate_s, 6),
+            tokens_per_s=round(tally.completion_tokens / tally.generate_s, 3) if tally.generate_s else 0.0,
+            peak_gpu_memory_bytes=peak,
+        )
 
     async def generate(self, batch: Sequence[Request]) -> list[ModelResponse]:
         if not batch:
             return []
-        await asyncio.to_thread(self.load)
-        return await asyncio.to_thread(self._generate_all, list(batch))
+        loaded = await asyncio.to_thread(self.load)
+        requests = list(batch)
+        started = time.perf_counter()
+        groups, failed = await asyncio.to_thread(self._prepare, loaded, requests)
+        prepared_s = time.perf_counter() - started
+        # The model's turn: the next batch prepares meanwhile (the runner keeps `concurrency` in flight).
+        outcomes, generate_s = await asyncio.to_thread(self._run, loaded, groups)
+        started = time.perf_counter()
+        answers = dict(failed)
+        for (indices, prepared), rows in zip(groups, outcomes, strict=True):
+            latency = prepared_s + generate_s + time.perf_counter() - started
+            answers.update(zip(indices, batching.decode(loaded, prepared, rows, latency), strict=True))
+        return [answers[i] for i in range(len(requests))]
 
     async def aclose(self) -> None:
+        loaded = self._finished()
         with self._lock:
-            loaded, self._loaded = self._loaded, None
+            self._loading = None
+        # A load still running is dropped when its thread ends; nothing refers to it any more.
         if loaded is not None and loaded.device.startswith("cuda"):
             import torch
 
             del loaded
             torch.cuda.empty_cache()
 
-    def _generate_all(self, requests: list[Request]) -> list[ModelResponse]:
-        assert self._loaded is not None
-        answers: dict[int, ModelResponse] = {}
+    # -- parts -----------------------------------------------------------------------------------------------
+
+    def _begin(self) -> Loading:
+        with self._lock:
+            if self._loading is None or self._failed(self._loading):
+                self._loading = Loading(self.directory, self.device, self.dtype, self.trust_remote_code)
+            return self._loading
+
+    @staticmethod
+    def _failed(loading: Loading) -> bool:
+        # A failed load is tried again at the next call, as a model that failed to load at first use was.
+        return loading.loaded.done() and loading.loaded.exception() is not None
+
+    def _finished(self) -> Loaded | None:
+        loading = self._loading
+        if loading is None or not loading.loaded.done() or loading.loaded.exception() is not None:
+            return None
+        return loading.loaded.result()
+
+    def _tokenizer(self) -> Any:
+        """The tokenizer: the warm-up's (waiting for the processor only), else loaded alone (a Ray driver)."""
+        loading = self._loading
+        try:
+            processor = (loading.processor.result() if loading is not None
+                         else load_processor(self.directory, self.trust_remote_code))
+        except Exception:  # the model's first batch reports it; the order only loses its length key
+            return None
+        return getattr(processor, "tokenizer", processor)
+
+    def _prepare(
+        self, loaded: Loaded, requests: list[Request]
+    ) -> tuple[list[_Group], dict[int, ModelResponse]]:
+        groups: list[_Group] = []
+        failed: dict[int, ModelResponse] = {}
         for start in range(0, len(requests), self.batch_size):
             chunk = range(start, min(start + self.batch_size, len(requests)))
             # One generate call takes one decoding setting, so a chunk with mixed configs is split further.
             for config in dict.fromkeys(requests[i].config for i in chunk):
-                indices = [i for i in chunk if requests[i].config == config]
-                group = _run_group(self._loaded, [requests[i] for i in indices], config)
-                answers.update(zip(indices, group, strict=True))
-        return [answers[i] for i in range(len(requests))]
+                items: dict[int, batching.Item] = {}
+                for i in (i for i in chunk if requests[i].config == config):
+                    try:
+                        items[i] = batching.conversation(requests[i], config, loaded.multimodal)
+                    except Exception as error:  # a broken image spoils its own request only
+                        failed[i] = ModelResponse(error=f"cannot prepare the request: {one_line(error)}")
+                if not items:
+                    continue
+                try:
+                    groups.append((list(items), batching.prepare(loaded, list(items.values()), config)))
+                except Exception as error:  # the processor refused the batch: it fails, as in generation
+                    message = f"generation failed: {one_line(error)}"
+                    failed.update({i: ModelResponse(error=message) for i in items})
+        return groups, failed
 
-
-def _pick_device(torch: Any, requested: str) -> str:
-    if requested != "auto":
-        if requested.startswith("cuda") and not torch.cuda.is_available():
-            raise EndpointError(f"device '{requested}' requested but CUDA is not available", field="device")
-        return requested
-    if torch.cuda.is_available():
-        return "cuda"
-    mps = getattr(torch.backends, "mps", None)
-    if mps is not None and mps.is_available():
-        return "mps"
-    return "cpu"
-
-
-def _pick_dtype(torch: Any, requested: str, device: str) -> Any:
-    if requested != "auto":
-        aliases = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16"}
-        return getattr(torch, aliases.get(requested, requested))
-    # Half-precision matmuls on CPU are slow or missing; accelerators take the checkpoint's own dtype.
-    return torch.float32 if device == "cpu" else "auto"
-
-
-def _load(directory: Path, device_request: str, dtype_request: str, trust_remote_code: bool) -> _Loaded:
-    try:
-        import torch
-        import transformers
-    except ImportError:
-        raise UserError(EXTRA_HINT) from None
-    hf: Any = transformers  # only partly annotated; strict mypy would reject calls into it
-    device = _pick_device(torch, device_request)
-    dtype = _pick_dtype(torch, dtype_request, device)
-    common: dict[str, Any] = {"local_files_only": True, "trust_remote_code": trust_remote_code}
-    stage = "the processor"
-    try:
-        with no_transformers_progress_bars():
-            processor = hf.AutoProcessor.from_pretrained(directory, **common)
-            stage = "the model"
-            model = _load_model(hf, directory, dtype, common)
-            stage = f"the model onto {device}"
-            model.to(device).eval()
-    except Exception as error:
-        raise EndpointError(f"cannot load {stage}: {one_line(error)}", file=str(directory)) from None
-
-    tokenizer = getattr(processor, "tokenizer", processor)
-    chat_template = _find_chat_template(processor, tokenizer)
-    if chat_template is None:
-        # Without the model's own template the prompt format would be a guess, and so would the scores.
-        raise EndpointError("the model has no chat template (processor or tokenizer)", file=str(directory))
-    # Decoder-only models continue the last token of each row, so padding must go on the left.
-    tokenizer.padding_side = "left"
-    if tokenizer.pad_token is None and tokenizer.eos_token is not None:
-        tokenizer.pad_token = tokenizer.eos_token
-    eos = model.generation_config.eos_token_id
-    eos_ids = {eos} if isinstance(eos, int) else set(eos or [])
-    if tokenizer.eos_token_id is not None:
-        eos_ids.add(tokenizer.eos_token_id)
-    pad_id = tokenizer.pad_token_id
-    if pad_id is None:
-        pad_id = model.generation_config.pad_token_id
-    multimodal = hasattr(processor, "image_processor")
-    return _Loaded(model, processor, tokenizer, multimodal, chat_template, device, frozenset(eos_ids), pad_id)
-
-
-def _load_model(hf: Any, directory: Path, dtype: Any, common: dict[str, Any]) -> Any:
-    version = tuple(int(part) for part in re.findall(r"\d+", hf.__version__)[:2])
-    dtype_option = {"dtype" if version >= (4, 56) else "torch_dtype": dtype}
-    failures = []
-    # Older releases call the vision-language auto class Vision2Seq; text-only chat models are CausalLM.
-    for name in ("AutoModelForImageTextToText", "AutoModelForVision2Seq", "AutoModelForCausalLM"):
-        if hasattr(hf, name):
-            try:
-                return getattr(hf, name).from_pretrained(directory, **common, **dtype_option)
-            except ValueError as error:  # this auto class does not know the architecture: try the next
-                failures.append(f"{name}: {one_line(error)}")
-    raise ValueError("no transformers auto class can load it; " + "; ".join(failures))
-
-
-def _find_chat_template(processor: Any, tokenizer: Any) -> str | None:
-    for owner in (processor, tokenizer):
-        template = getattr(owner, "chat_template", None)
-        if isinstance(template, dict):  # named templates: the unnamed chat one is "default"
-            template = template.get("default")
-        if isinstance(template, str) and template:
-            return template
-    return None
-
-
-def _run_group(loaded: _Loaded, requests: list[Request], config: GenerationConfig) -> list[ModelResponse]:
-    started = time.perf_counter()
-    items: dict[int, _Item] = {}
-    responses: dict[int, ModelResponse] = {}
-    for index, request in enumerate(requests):
-        try:
-            items[index] = _conversation(request, config, loaded.multimodal)
-        except Exception as error:  # a broken image spoils its own request only
-            responses[index] = ModelResponse(error=f"cannot prepare the request: {one_line(error)}")
-    if items:
-        responses.update(zip(items, _answer(loaded, list(items.values()), config), strict=True))
-    latency = time.perf_counter() - started
-    return [responses[i].model_copy(update={"latency_s": latency}) for i in range(len(requests))]
-
-
-def _answer(loaded: _Loaded, items: list[_Item], config: GenerationConfig) -> list[ModelResponse]:
-    try:
-        return _generate(loaded, items, config)
-    except Exception as error:
-        if loaded.device.startswith("cuda"):
-            import torch
-
-            torch.cuda.empty_cache()
-        out_of_memory = "out of memory" in str(error).lower() or "OutOfMemory" in type(error).__name__
-        if len(items) > 1 and out_of_memory:
-            # Memory ran out for the whole batch; alone, each request may still fit.
-            return [answer for item in items for answer in _answer(loaded, [item], config)]
-        return [ModelResponse(error=f"generation failed: {one_line(error)}") for _ in items]
-
-
-def _conversation(request: Request, config: GenerationConfig, multimodal: bool) -> _Item:
-    from PIL import Image
-
-    messages: list[dict[str, Any]] = []
-    images: list[Any] = []
-    if config.system_prompt and not any(m.role == "system" for m in request.messages):
-        messages.append({"role": "system", "content": [{"type": "text", "text": config.system_prompt}]})
-    for message in request.messages:
-        parts: list[dict[str, Any]] = []
-        for part in message.content:
-            if isinstance(part, ImagePart):
-                if not multimodal:
-                    raise ValueError("this model has no image processor, so it cannot take images")
-                with Image.open(io.BytesIO(part.image.load())) as image:
-                    images.append(image.convert("RGB"))
-                parts.append({"type": "image"})
-            else:
-                parts.append({"type": "text", "text": part.text})
-        messages.append({"role": message.role, "content": parts})
-    if not multimodal:
-        # Text-only chat templates expect plain strings as content.
-        for entry in messages:
-            entry["content"] = "\n".join(p["text"] for p in entry["content"])
-    return messages, images
-
-
-def _generate(loaded: _Loaded, items: list[_Item], config: GenerationConfig) -> list[ModelResponse]:
-    import torch
-
-    tokenizer = loaded.tokenizer
-    template = loaded.processor.apply_chat_template
-    prompts = [
-        template(messages, chat_template=loaded.chat_template, add_generation_prompt=True, tokenize=False)
-        for messages, _ in items
-    ]
-    # Templates that already write the BOS token must not get a second one from the tokenizer.
-    bos = tokenizer.bos_token
-    add_special = not (bos and all(p.startswith(bos) for p in prompts))
-    encode: dict[str, Any] = {"text": prompts, "padding": True, "return_tensors": "pt",
-                              "add_special_tokens": add_special}
-    if any(images for _, images in items):
-        encode["images"] = [images for _, images in items]
-    inputs = loaded.processor(**encode) if loaded.multimodal else tokenizer(**encode)
-    model = loaded.model
-    # Pixel values arrive as float32 and must match the model's dtype; token ids stay integers.
-    tensors = {
-        key: value.to(loaded.device, dtype=model.dtype if value.is_floating_point() else value.dtype)
-        for key, value in inputs.items()
-        if isinstance(value, torch.Tensor)
-    }
-
-    options: dict[str, Any] = {"max_new_tokens": config.max_tokens, "pad_token_id": loaded.pad_id}
-    if config.deterministic:
-        # The checkpoint's generation_config may ask for sampling; temperature 0 means greedy regardless.
-        options.update(do_sample=False, temperature=None, top_p=None, top_k=None)
-    else:
-        # Knobs the config does not set (top_k, repetition penalty) keep the checkpoint's defaults, like vLLM.
-        options.update(do_sample=True, temperature=config.temperature)
-        if config.top_p is not None:
-            options["top_p"] = config.top_p
-        if config.seed is not None:
-            # transformers' generate takes no generator object, so the global RNGs are seeded per batch.
-            torch.manual_seed(config.seed)
-    with torch.inference_mode():
-        output = model.generate(**tensors, **options)
-
-    prompt_width = 0 if model.config.is_encoder_decoder else tensors["input_ids"].shape[1]
-    mask = tensors.get("attention_mask")
-    answers = []
-    for row in range(len(items)):
-        new_tokens = output[row, prompt_width:].tolist()
-        # Rows that stop early are padded to the longest; everything after the first EOS is padding.
-        stop = next((i for i, token in enumerate(new_tokens) if token in loaded.eos_ids), None)
-        kept = new_tokens if stop is None else new_tokens[:stop]
-        prompt_tokens = int(mask[row].sum()) if mask is not None else tensors["input_ids"].shape[1]
-        answers.append(ModelResponse(
-            text=tokenizer.decode(kept, skip_special_tokens=True).strip(),
-            usage=Usage(prompt_tokens=prompt_tokens, completion_tokens=len(kept) + (stop is not None)),
-        ))
-    return answers
+    def _run(self, loaded: Loaded, groups: list[_Group]) -> tuple[list[list[batching.Row]], float]:
+        with self._turn:
+            started = time.perf_counter()
+            outcomes = [batching.run(loaded, prepared) for _, prepared in groups]
+            elapsed = time.perf_counter() - started
+            tally = self._tally
+            tally.generate_s += elapsed
+            for rows in outcomes:
+                done = [row for row in rows if row.error is None]
+                tally.requests += len(done)
+                tally.completion_tokens += sum(row.completion_tokens for row in done)
+        return outcomes, elapsed

@@ -323,6 +323,22 @@ class DatasetEntry(BaseModel):
     options: dict[str, Any] = Field(default_factory=dict)
 
 
+class GenerationStats(BaseModel):
+    """What an in-process model measured while one command generated (endpoints and Ray runs record none)."""
+
+    #: Where the model ran as torch names it (`cuda:0`, `cpu`, `mps`) and what that is (`NVIDIA H200`).
+    device: str
+    device_name: str
+    requests: int
+    completion_tokens: int
+    #: Seconds the model spent generating, summed over batches (preparing inputs and decoding left out).
+    generate_s: float
+    #: Completion tokens per second of `generate_s`.
+    tokens_per_s: float
+    #: `torch.cuda.max_memory_allocated` over the command; None where the model is not on a CUDA device.
+    peak_gpu_memory_bytes: int | None = None
+
+
 class Invocation(BaseModel):
     """One command that wrote into a run folder, with what it did there."""
 
@@ -338,6 +354,8 @@ class Invocation(BaseModel):
     limit: int | None = None
     #: Per benchmark: requested, cache_hits, resumed, failed, judge_calls, records.
     counts: dict[str, dict[str, int]] = Field(default_factory=dict)
+    #: The model's own throughput figures in this command, where the backend ran it in this process.
+    generation: GenerationStats | None = None
 
 
 class HostInfo(BaseModel):

@@ -169,7 +169,7 @@ class Runner:
 
     async def _dispatch(self, plan: _Plan, log: RunLog, existing: dict[Key, SampleRecord]) -> None:
         size = max(1, self.backend.batch_size)
-        pending = plan.pending
+        pending = [plan.pending[i] for i in self.backend.batch_order([work.request for work in plan.pending])]
         batches = [pending[i : i + size] for i in range(0, len(pending), size)]
 
         def deliver(number: int, responses: list[ModelResponse]) -> None:

@@ -17,7 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from mmgauge.core.errors import UserError
-from mmgauge.core.types import DatasetEntry, GenerationConfig, HostInfo, Invocation, ModelSpec, RunManifest
+from mmgauge.core.types import (
+    DatasetEntry,
+    GenerationConfig,
+    GenerationStats,
+    HostInfo,
+    Invocation,
+    ModelSpec,
+    RunManifest,
+)
 from mmgauge.core.version import __version__
 from mmgauge.store.run_folder import RunFolder
 
@@ -154,12 +162,13 @@ class ManifestStore:
         self.manifest = self.manifest.model_copy(update={"invocations": history})
         self.save()
 
-    def end(self, status: str, counts: dict[str, dict[str, int]]) -> None:
-        """Close this command's entry with its status and per-benchmark counts."""
+    def end(self, status: str, counts: dict[str, dict[str, int]],
+            generation: GenerationStats | None = None) -> None:
+        """Close this command's entry with its status, per-benchmark counts and the model's throughput."""
         if not self.manifest.invocations:
             return
         history = list(self.manifest.invocations)
-        update = {"status": status, "finished_at": now(), "counts": counts}
+        update = {"status": status, "finished_at": now(), "counts": counts, "generation": generation}
         history[-1] = history[-1].model_copy(update=update)
         self.manifest = self.manifest.model_copy(update={"invocations": history, "updated_at": now()})
         self.save()
