@@ -22,7 +22,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__version__ = "0.1.0"
+from mmgauge.core.version import __version__
 
 _EXPORTS = {
     "evaluate": "mmgauge.api.evaluate",

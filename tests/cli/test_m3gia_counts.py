@@ -104,7 +104,7 @@ def awkward_counts_csv(path: Path, rows: int) -> Path:
 def test_csv_counts_print_the_reference_json(cli: Any, tmp_path: Path, scale: str) -> None:
     """The column-wise path (pyarrow reading, arrow-joined JSON) prints what the row-wise reference prints:
     pandas reading, `counts_matrix`, a `GiaResult` dumped by json.dumps."""
-    from mmgauge.cli.inputs import human_stats_from_table, read_counts, read_csv
+    from mmgauge.api.inputs import human_stats_from_table, read_counts, read_csv
     from mmgauge.scoring.m3gia_gia import compute_gia, load_published_model
 
     path = awkward_counts_csv(tmp_path / "counts.csv", 60)

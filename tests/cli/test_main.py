@@ -139,3 +139,22 @@ def test_a_broken_pipe_that_is_not_stdout_is_an_error(cli: Any, monkeypatch: pyt
 
     monkeypatch.setattr(main, "plain_call", lambda args: (command, {}))
     assert "Broken pipe" in one_line_error(cli("score", "mme", "x"))
+
+
+def test_only_the_console_script_sets_the_collector_policy(cli: Any) -> None:
+    import gc
+
+    from mmgauge.cli.main import NO_FULL_COLLECTIONS
+
+    before = (gc.isenabled(), gc.get_threshold(), gc.get_freeze_count())
+    assert cli("list").code == 0  # main(args) in a process that is not the command's own
+    assert (gc.isenabled(), gc.get_threshold(), gc.get_freeze_count()) == before
+    code = ("import atexit, gc, sys\n"
+            "state = lambda: print(gc.get_threshold()[2], gc.get_freeze_count() > 0, gc.isenabled())\n"
+            "atexit.register(state)\n"
+            "sys.argv = ['mmgauge', 'list']\n"
+            "from mmgauge.cli.main import main\n"
+            "main()\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == f"{NO_FULL_COLLECTIONS} True True"

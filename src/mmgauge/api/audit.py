@@ -37,7 +37,7 @@ def audit_judge(
 
     Judge requests go through the response cache (`cache=False`: neither read nor written).
     """
-    from mmgauge.api.evaluate import run_sync
+    from mmgauge.core.sync import run_sync
 
     result: AgreementStudy = run_sync(audit_judge_async(
         run, judge, sample=sample, seed=seed, against=against, benchmarks=benchmarks, cache=cache,

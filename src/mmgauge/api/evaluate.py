@@ -7,14 +7,13 @@ loop is already running in the caller's thread (Jupyter runs one): it then runs 
 
 from __future__ import annotations
 
-import asyncio
 import sys
-import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from mmgauge.api.request import EvalRequest, build_request
+from mmgauge.core.sync import run_sync
 from mmgauge.runner.progress import ProgressSink
 from mmgauge.store.results import RunResults
 
@@ -49,28 +48,6 @@ def evaluate(
                             **settings)
     results: RunResults = run_sync(evaluate_async(request, progress=progress))
     return results
-
-
-def run_sync(coro: Any) -> Any:
-    """Run a coroutine to completion from synchronous code, also where a loop already runs (Jupyter)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    outcome: dict[str, Any] = {}
-
-    def worker() -> None:
-        try:
-            outcome["value"] = asyncio.run(coro)
-        except BaseException as error:  # handed to the caller's thread below
-            outcome["error"] = error
-
-    thread = threading.Thread(target=worker, name="mmgauge-evaluate")
-    thread.start()
-    thread.join()
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
 
 
 async def evaluate_async(request: EvalRequest | None = None, *, progress: ProgressSink | None = None,

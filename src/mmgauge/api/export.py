@@ -151,7 +151,7 @@ def _records(run: str, model: str, benchmark: str, status: str, result: Mapping[
 
 def _level_report(path: Path) -> dict[str, Any] | None:
     """The General-Level report in `path`, or None when the file is not one."""
-    from mmgauge.report.level_view import as_level_report
+    from mmgauge.general_level.level_view import as_level_report
 
     try:
         data = json.loads(path.read_text(encoding="utf-8"))

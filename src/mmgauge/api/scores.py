@@ -70,7 +70,7 @@ def score_mmbench(
         fast = score_prediction_columns(Path(source), literal_options=literal_options, seed=seed)
         if fast is not None:
             return fast
-    from mmgauge.api.evaluate import run_sync
+    from mmgauge.core.sync import run_sync
 
     result: MMBenchResult = run_sync(score_mmbench_async(
         source, judge, seed=seed, random_fallback=random_fallback, literal_options=literal_options))
@@ -122,7 +122,7 @@ def m3gia_gia_scores(
     ignore: Sequence[str] = (),
 ) -> GiaScores:
     """`m3gia_gia` in column form (for large tables: no object per row)."""
-    from mmgauge.cli.inputs import counts_from_csv, human_stats_from_table, read_counts, read_csv
+    from mmgauge.api.inputs import counts_from_csv, human_stats_from_table, read_counts, read_csv
     from mmgauge.scoring import m3gia_gia as gia
 
     code = gia.normalise_language(language)

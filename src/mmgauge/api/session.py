@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import logging
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,6 @@ from mmgauge.api.request import EvalRequest
 from mmgauge.api.run_config import recorded_config
 from mmgauge.backends.base import Backend, BackendSettings
 from mmgauge.core.errors import UserError
-from mmgauge.core.gc_pause import gc_paused
 from mmgauge.core.secrets import public_spec
 from mmgauge.core.types import DatasetEntry, GenerationConfig, ModelSpec
 from mmgauge.runner.executor import Executor, LocalExecutor
@@ -52,15 +50,9 @@ class EvalSession:
             # A local model's weights load in the background while the data is read and the requests are
             # planned; the first batch waits for them. Ray workers load their own copies.
             backend.warm_up()
-        # The datasets and models are loaded and live for the whole run: moved out of the collector's sight,
-        # its full passes no longer walk millions of sample objects (pauses of 0.1 s+ with nothing in flight).
-        # Samples hold no cycles: no collection while they are made either (see gc_pause).
-        with gc_paused(freeze=True):
-            runs = self._benchmark_runs()
-        try:
-            return await self._evaluate(spec, backend, runs)
-        finally:
-            gc.unfreeze()
+        # No collector settings here: they are the whole process's, and a library call leaves its caller's
+        # alone (the command line sets its own, in cli/main.py).
+        return await self._evaluate(spec, backend, self._benchmark_runs())
 
     def _generation(self) -> GenerationConfig:
         request = self.request
@@ -97,7 +89,6 @@ class EvalSession:
         runner = Runner(backend, config, self.folder, cache=cache, force_cache=request.force_cache,
                         judge=judge, progress=self.progress, executor=executor,
                         keep_reasoning=request.keep_reasoning)
-        gc.freeze()  # the model, judge and cache opened since the datasets were frozen
         try:
             results = await runner.run(runs, manifest)
         except BaseException as error:

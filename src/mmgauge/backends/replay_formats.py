@@ -22,6 +22,7 @@ from typing import Any
 
 from mmgauge.core.errors import UserError
 from mmgauge.core.jsonlines import read_json_objects
+from mmgauge.datasources.m3gia_languages import LANGUAGES, language_name
 
 #: lmms-eval's MME metric keys (the first one misspelled in lmms-eval itself).
 MME_ENTRIES = ("mme_percetion_score", "mme_perception_score", "mme_cognition_score")
@@ -121,8 +122,6 @@ def lmms_eval_answers(rows: Iterable[tuple[int, dict[str, Any]]], file: str) -> 
 
 def m3gia_answers(rows: Iterable[tuple[int, dict[str, Any]]], path: Path) -> dict[str, str]:
     """Sample id -> response for one language's M3GIA answer file (the language is the file name)."""
-    from mmgauge.benchmarks.m3gia.data import language_name
-
     try:
         language = language_name(path.stem, field="file name")
     except UserError:
@@ -147,8 +146,6 @@ def m3gia_answers(rows: Iterable[tuple[int, dict[str, Any]]], path: Path) -> dic
 
 def m3gia_folder(folder: Path) -> list[Path]:
     """The `<language>.jsonl` answer files of an M3GIA answers folder (one model's)."""
-    from mmgauge.benchmarks.m3gia.data import LANGUAGES
-
     files = [folder / f"{language}.jsonl" for language in LANGUAGES]
     return [file for file in files if file.is_file()]
 

@@ -24,6 +24,8 @@ BENCHMARKS: dict[str, str] = {
     "mmbench": "mmgauge.benchmarks.mmbench.bench:MMBenchBenchmark",
     "mme": "mmgauge.benchmarks.mme.bench:MMEBenchmark",
     "m3gia": "mmgauge.benchmarks.m3gia.bench:M3GIABenchmark",
+    "pope": "mmgauge.benchmarks.pope.bench:PopeBenchmark",
+    "mmstar": "mmgauge.benchmarks.mmstar.bench:MMStarBenchmark",
 }
 
 

@@ -22,15 +22,15 @@ LARGEST_SAMPLE: Final = 1000
 
 def is_builtin_sample(bench: AnyBenchmark, dataset: Dataset) -> bool:
     """True when `dataset` has the fingerprint of `bench`'s built-in sample (with the same options)."""
-    if len(dataset.samples) > LARGEST_SAMPLE:
+    if len(dataset.samples) > LARGEST_SAMPLE or not bench.has_sample_data():
         return False
     given = Path(dataset.source)
     with tempfile.TemporaryDirectory(prefix="mmgauge-sample-check-") as scratch:
-        written = bench.sample_data(Path(scratch) / "sample")
-        if written.is_file() and given.is_file() and written.name != given.name:
-            # A one-file sample's fingerprint covers its file name; `sample --out` lets the user pick one.
-            written = written.rename(written.with_name(given.name))
         try:
+            written = bench.sample_data(Path(scratch) / "sample")
+            if written.is_file() and given.is_file() and written.name != given.name:
+                # A one-file sample's fingerprint covers its file name; `sample --out` lets the user pick one.
+                written = written.rename(written.with_name(given.name))
             return bench.load(written).fingerprint == dataset.fingerprint
         except UserError:  # unreadable under the given name (a parquet split's, say): not the sample
             return False

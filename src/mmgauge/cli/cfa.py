@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from mmgauge.cli.inputs import read_csv, read_text
+from mmgauge.api.inputs import read_csv, read_text
 from mmgauge.cli.json_output import print_json
 
 app = typer.Typer(rich_markup_mode=None,

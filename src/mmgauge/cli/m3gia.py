@@ -40,7 +40,7 @@ def gia_command(
 ) -> None:
     """Compute the GIA (and normalised GIA) for each row of a counts file."""
     from mmgauge.api.scores import m3gia_gia_scores
-    from mmgauge.scoring.m3gia_gia_text import json_bytes, text_bytes
+    from mmgauge.textformat.m3gia_gia_text import json_bytes, text_bytes
 
     scores = m3gia_gia_scores(counts, language, scale=scale.value, human_stats=human_stats,
                               ignore=ignore or [])

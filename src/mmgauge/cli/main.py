@@ -34,6 +34,26 @@ PLAIN_COMMANDS: dict[tuple[str, str], tuple[str, str]] = {
 }
 
 
+#: What a collection of the oldest generation never runs past (`gc.set_threshold`'s third value is a C int).
+NO_FULL_COLLECTIONS = 2**31 - 1
+
+
+def collector_policy() -> None:
+    """The garbage collector's settings for a command's process; only the console script applies them.
+
+    A command builds millions of objects that live until it ends (datasets, plans, records, report rows),
+    none in a reference cycle, and every full collection walks all of them: on 20,000 toy samples through
+    the runner, 8 full passes took 3.5 s, the longest 1.2 s with requests waiting. So what the imports made
+    is frozen (out of every pass), and the oldest generation is never collected while the command runs. The
+    young collections go on as usual: they free the cycles that asyncio and aiohttp make and drop at once. A
+    cycle that becomes garbage only after two young passes stays until the process exits, as frozen objects
+    did before. A library call never does this: the collector is the whole process's, and its caller's.
+    """
+    gc.freeze()
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, NO_FULL_COLLECTIONS)
+
+
 def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     instruction = os.environ.get("_MMGAUGE_COMPLETE")
@@ -41,6 +61,8 @@ def main(argv: list[str] | None = None) -> None:
         from mmgauge.cli.completion import complete
 
         sys.exit(complete(instruction))
+    if argv is None:  # the console script: this process is the command's (tests call main(args) in theirs)
+        collector_policy()
     debug = "--debug" in args
     terminate = TerminateAsInterrupt()
     try:

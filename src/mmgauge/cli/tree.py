@@ -13,10 +13,10 @@ from typing import Any
 import typer
 from typer.models import CommandInfo
 
-from mmgauge import __version__
 from mmgauge.cli.help_format import use_plain_arguments
 from mmgauge.cli.log_level import LogLevel
 from mmgauge.cli.params import for_typer
+from mmgauge.core.version import __version__
 
 ROOT_HELP = ("Evaluate multimodal LLMs exactly as the benchmark papers define it: MME, MMBench, M3GIA, "
              "General-Level.")

@@ -24,6 +24,7 @@ from mmgauge.comparison.answers import Answer, by_benchmark
 from mmgauge.comparison.outcomes import Outcomes, from_answers, mmbench_outcomes, mme_from_items
 from mmgauge.core.baselines import BaselineScores
 from mmgauge.core.errors import UserError
+from mmgauge.core.sync import run_sync
 from mmgauge.core.types import RunManifest
 from mmgauge.store.run_folder import RunFolder
 
@@ -144,7 +145,6 @@ def _mme_file(path: Path, parser: str | None, kind: str) -> Source:
 def _mmbench_file(path: Path, judge: Judge | None, literal_options: bool) -> Source:
     import numpy as np
 
-    from mmgauge.api.evaluate import run_sync
     from mmgauge.benchmarks.mmbench.predictions import load_predictions, read_predictions
 
     table = load_predictions(path, vlmevalkit_groups=True)

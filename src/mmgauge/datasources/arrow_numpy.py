@@ -6,9 +6,11 @@ or a numpy array crosses into it (`pa.array`, `pa.scalar`, `to_numpy`, a Python 
 to check whether it is a pandas object. Data therefore crosses through buffers (`to_numpy`, `from_numpy`,
 `strings`), and constants go in as options (`contains(x, "yes")`), never as scalars.
 
-`pyarrow.compute` generates some 280 wrapper functions with their docstrings when imported (25 ms, a tenth
-of scoring a 10,000-row file); `compute` calls the same kernels by name, and the helpers below (`take`,
-`lengths`, `contains`, ...) are the calls the readers make, with numpy arrays in and out.
+Kernels are called by name through `pyarrow.compute.call_function`, and the helpers below (`take`,
+`lengths`, `contains`, `as_text`, ...) are the calls the readers and the number formatters make, with numpy
+arrays in and out. Only pyarrow's public modules are used: its private `pyarrow._compute` would spare the
+import of `pyarrow.compute` (25 to 50 ms, which generates some 280 wrapper functions with their docstrings),
+but could change or go in any pyarrow release.
 """
 
 from __future__ import annotations
@@ -30,9 +32,64 @@ if TYPE_CHECKING:
 
 def compute(function: str, *args: Any, options: Any = None) -> Any:
     """The compute kernel `function` (as `pyarrow.compute.<function>` calls it) on `args`."""
-    from pyarrow._compute import call_function
+    from pyarrow.compute import call_function
 
     return call_function(function, list(args), options)
+
+
+def as_text(column: Column | npt.NDArray[Any]) -> Column:
+    """Each number (an arrow column or a 1-d numpy array) as its decimal text, as arrow writes integers."""
+    import pyarrow as pa
+    from pyarrow.compute import CastOptions
+
+    arrow = from_numpy(column) if isinstance(column, np.ndarray) else column
+    return compute("cast", arrow, options=CastOptions.safe(pa.string()))
+
+
+def as_integers(column: Column) -> Column:
+    """The column cast to 64-bit integers; arrow raises (ArrowInvalid) where a cell is not a whole number."""
+    import pyarrow as pa
+    from pyarrow.compute import CastOptions
+
+    return compute("cast", column, options=CastOptions.safe(pa.int64()))
+
+
+def replace_slice(column: Column, start: int, stop: int, text: str) -> Column:
+    """Each cell with its code points start..stop replaced by `text`."""
+    from pyarrow.compute import ReplaceSliceOptions
+
+    return compute("utf8_replace_slice", column, options=ReplaceSliceOptions(start, stop, text))
+
+
+def head_code_units(column: Column, stop: int) -> Column:
+    """The first `stop` code units (bytes) of each cell."""
+    from pyarrow.compute import SliceOptions
+
+    return compute("utf8_slice_codeunits", column, options=SliceOptions(0, stop))
+
+
+def split(column: Column, separator: str) -> Column:
+    """Each cell split at `separator`: a list array (its `.values` are the pieces, in order)."""
+    from pyarrow.compute import SplitPatternOptions
+
+    return compute("split_pattern", column, options=SplitPatternOptions(separator))
+
+
+def first_group(column: Column, pattern: str) -> Column:
+    """The first group of the RE2 `pattern` (which names its groups) in each cell, null where it does not
+    match."""
+    from pyarrow.compute import ExtractRegexOptions, StructFieldOptions
+
+    found = compute("extract_regex", column, options=ExtractRegexOptions(pattern))
+    return compute("struct_field", found, options=StructFieldOptions([0]))
+
+
+def string_array(offsets: npt.NDArray[np.int32], data: bytes) -> pa.Array:
+    """The string array whose row r is data[offsets[r]:offsets[r + 1]] (UTF-8), sharing `data`."""
+    import pyarrow as pa
+
+    buffers = [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+    return pa.Array.from_buffers(pa.string(), len(offsets) - 1, buffers)
 
 
 def take(column: Column, rows: npt.NDArray[np.int64]) -> Column:
@@ -47,7 +104,7 @@ def lengths(column: Column) -> npt.NDArray[np.int32]:
 
 def contains(column: Column, text: str, *, regex: bool = False) -> npt.NDArray[np.bool_]:
     """Whether each cell holds `text` (or matches the RE2 pattern, with `regex`)."""
-    from pyarrow._compute import MatchSubstringOptions
+    from pyarrow.compute import MatchSubstringOptions
 
     name = "match_substring_regex" if regex else "match_substring"
     return to_numpy(compute(name, column, options=MatchSubstringOptions(text)))
@@ -55,7 +112,7 @@ def contains(column: Column, text: str, *, regex: bool = False) -> npt.NDArray[n
 
 def in_set(column: Column, values: Sequence[str]) -> npt.NDArray[np.bool_]:
     """Whether each cell is one of `values`."""
-    from pyarrow._compute import SetLookupOptions
+    from pyarrow.compute import SetLookupOptions
 
     return to_numpy(compute("is_in", column, options=SetLookupOptions(strings(values))))
 
@@ -72,7 +129,7 @@ def one_chunk(column: Column) -> pa.Array:
 def to_numpy(column: Column) -> npt.NDArray[Any]:
     """A boolean or fixed-width numeric column without nulls, as a numpy array (a view where possible)."""
     import pyarrow as pa
-    from pyarrow._compute import CastOptions
+    from pyarrow.compute import CastOptions
 
     array = one_chunk(column)
     if array.null_count:

@@ -151,10 +151,9 @@ class _Tokens:
 
 def _regex(texts: pa.Array, rows: IntArray, letters: tuple[str, ...], facts: AnswerFacts) -> None:
     """Rule 3's letter of the plain texts, with RE2."""
-    from pyarrow._compute import ExtractRegexOptions, StructFieldOptions
+    from mmgauge.datasources.arrow_numpy import first_group
 
-    found = compute("extract_regex", take(texts, rows), options=ExtractRegexOptions(_ANSWER_IS_RE2))
-    hits = compute("struct_field", found, options=StructFieldOptions([0]))
+    hits = first_group(take(texts, rows), _ANSWER_IS_RE2)
     matched = np.flatnonzero(~to_numpy(compute("is_null", hits)))
     values, codes = distinct(take(hits, matched))
     position = np.array([letters.index(value) if value in letters else -1 for value in values],

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from mmgauge.backends.base import Backend, Request
 from mmgauge.core.types import GenerationConfig, Message
-from mmgauge.store.cache import ResponseCache, request_fingerprint
+from mmgauge.store.cache import ResponseCache, config_part, request_fingerprint
 
 
 class JudgeUnavailable(Exception):
@@ -20,6 +20,7 @@ class Judge:
         self.backend = backend
         self.cache = cache
         self.config = GenerationConfig(temperature=0.0, max_tokens=max_tokens, seed=0)
+        self._config_part = config_part(self.config)
         self.calls = 0
         self.cache_hits = 0
         #: Called after every question (True when the cache answered it), e.g. to advance a progress bar.
@@ -27,7 +28,7 @@ class Judge:
 
     async def ask(self, prompt: str) -> str:
         messages = [Message.user(prompt)]
-        key = request_fingerprint(self.backend.fingerprint(), self.config, messages)
+        key = request_fingerprint(self.backend.fingerprint(), self._config_part, messages)
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None and hit.text is not None:

@@ -22,16 +22,14 @@ class Report:
 
 def build_report(run_dirs: list[Path], *, images: bool = True) -> Report:
     """Read the runs and build the page; `images=False` leaves thumbnails out (no dataset is read)."""
-    from mmgauge.core.gc_pause import gc_paused
     from mmgauge.report.browser import build_browser
     from mmgauge.report.html import render_page
     from mmgauge.report.images import collect_images
     from mmgauge.report.load import load_runs
 
-    with gc_paused():  # records and rows hold no cycles; see gc_pause
-        runs = load_runs(run_dirs)
-        browser = build_browser(runs, collect_images(runs) if images else None)
-        page = render_page(runs, browser)
+    runs = load_runs(run_dirs)
+    browser = build_browser(runs, collect_images(runs) if images else None)
+    page = render_page(runs, browser)
     return Report(page.html, page.tables, browser.rows)
 
 

@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from html import escape
 
-from mmgauge import __version__
 from mmgauge.core.baselines import BaselineScores, baselines_text
+from mmgauge.core.version import __version__
 from mmgauge.report.across import across_section
 from mmgauge.report.assets import CSS, JS
 from mmgauge.report.browser import BrowserData

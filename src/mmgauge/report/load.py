@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Final
 from mmgauge.core.baselines import BaselineScores
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import RunManifest
-from mmgauge.report.level_view import as_level_report
+from mmgauge.general_level.level_view import as_level_report
 from mmgauge.store.judge_audit import JudgeAgreement, JudgeAudit
 from mmgauge.store.results import BenchmarkResults, RunResults
 from mmgauge.store.run_folder import RunFolder

@@ -28,10 +28,10 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-import mmgauge
 from mmgauge.backends.base import BackendSettings, Request
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import ModelResponse, ModelSpec
+from mmgauge.core.version import __version__
 from mmgauge.runner.executor import Deliver, Executor
 from mmgauge.runner.ray_worker import CallReply, RayWorker, WorkerInfo, encode_call
 
@@ -363,10 +363,10 @@ class RayExecutor(Executor):
             return
         if info.error is not None:
             raise info.error.exception()
-        if info.version != mmgauge.__version__:
+        if info.version != __version__:
             raise UserError(
                 f"the Ray worker on {info.host} runs mmgauge {info.version}, "
-                f"the driver {mmgauge.__version__}",
+                f"the driver {__version__}",
                 field="--ray-address",
             )
         expected = self.options.expected_fingerprint

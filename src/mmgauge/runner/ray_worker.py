@@ -23,10 +23,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, TypeAdapter
 
-import mmgauge
 from mmgauge.backends.base import BackendSettings, Request
 from mmgauge.core.errors import EndpointError, UserError
 from mmgauge.core.types import ImagePart, ImageRef, ModelResponse, ModelSpec
+from mmgauge.core.version import __version__
 
 _CALL: TypeAdapter[list[list[Request]]] = TypeAdapter(list[list[Request]])
 
@@ -148,7 +148,7 @@ class RayWorker:
         self.gate = asyncio.Semaphore(max(1, self.backend.concurrency))
 
     async def info(self) -> str:
-        info = WorkerInfo(version=mmgauge.__version__, host=socket.gethostname(), pid=os.getpid())
+        info = WorkerInfo(version=__version__, host=socket.gethostname(), pid=os.getpid())
         if self.error is not None:
             info.error = self.error
             return info.model_dump_json()

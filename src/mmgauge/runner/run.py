@@ -23,7 +23,6 @@ from mmgauge.backends.base import Backend, Request
 from mmgauge.benchmarks.base import AnyBenchmark, Dataset
 from mmgauge.comparison.answers import Answer
 from mmgauge.comparison.audit import AUDITS, judge_audit
-from mmgauge.core.gc_pause import YoungObjectFreezer, gc_paused
 from mmgauge.core.types import (
     SCHEMA_VERSION,
     Extraction,
@@ -40,7 +39,7 @@ from mmgauge.runner.executor import Executor, LocalExecutor
 from mmgauge.runner.images import ImageLedger
 from mmgauge.runner.progress import NullProgress, ProgressSink, outcome_of
 from mmgauge.runner.scoring import BenchCounts, score_benchmark, stored_entry
-from mmgauge.store.cache import ResponseCache, request_fingerprint
+from mmgauge.store.cache import ResponseCache, config_part, request_fingerprint
 from mmgauge.store.manifest import ManifestStore
 from mmgauge.store.results import RunResults
 from mmgauge.store.run_folder import Key, Logged, RunFolder
@@ -119,12 +118,9 @@ class Runner:
         existing = self.folder.raw_records()
         plan = _Plan(counts={run.benchmark.name: BenchCounts() for run in runs})
         with self.folder.open_log() as log:
-            # Planning builds a few objects per request, none in a cycle, all kept until the run ends: no
-            # collector passes over them while they are made, none after (frozen; the session unfreezes).
-            with gc_paused(freeze=True):
-                for run in runs:
-                    self._plan(run, existing, plan, log)
-                plan.pending = group_by_image(plan.pending)
+            for run in runs:
+                self._plan(run, existing, plan, log)
+            plan.pending = group_by_image(plan.pending)
             manifest.save()
             self.progress.start(len(plan.pending), "requests")
             try:
@@ -144,12 +140,14 @@ class Runner:
         asked = {sample.id for sample in run.asked}
         counts = plan.counts[bench.name]
         todo: list[_Work] = []
+        # Each round's config and its part of the cache key: once per round, not per request.
+        configs = [self.round_config(round) for round in range(bench.options.rounds)]
+        parts = [config_part(config) for config in configs]
         for sample in run.dataset.samples:
-            for round in range(bench.options.rounds):
+            for round, (config, part) in enumerate(zip(configs, parts, strict=True)):
                 key = (bench.name, sample.id, round)
-                config = self.round_config(round)
                 messages = bench.build_messages(sample, round)
-                fingerprint = request_fingerprint(self._model_fingerprint, config, messages)
+                fingerprint = request_fingerprint(self._model_fingerprint, part, messages)
                 plan.fingerprints[key] = fingerprint
                 if sample.id not in asked:
                     continue
@@ -173,8 +171,6 @@ class Runner:
         size = max(1, self.backend.batch_size)
         pending = [plan.pending[i] for i in self.backend.batch_order([work.request for work in plan.pending])]
         batches = [pending[i : i + size] for i in range(0, len(pending), size)]
-        # The records kept for scoring would make every full collection longer (pauses with requests waiting).
-        freezer = YoungObjectFreezer()
 
         def deliver(number: int, responses: list[ModelResponse]) -> None:
             for work, response in zip(batches[number], responses, strict=True):
@@ -183,7 +179,6 @@ class Runner:
                     self.cache.put(work.fingerprint, response, self._model_fingerprint)
                 self._finish(work, response, log, existing)
                 self.progress.advance(failed=not response.ok)
-                freezer.tick()
 
         # Cache commits go to a writer thread meanwhile: each would stall the loop sending requests.
         with self.cache.writing_behind() if self.cache is not None else contextlib.nullcontext():

@@ -196,7 +196,7 @@ class PublishedModel:
 
 class RowBlocks(Protocol):
     """Rows of counts (published column order) handed out a block at a time (`rows(start, stop)`, as
-    floats), so that the whole matrix of floats of a large file need never exist (`cli.inputs`)."""
+    floats), so that the whole matrix of floats of a large file need never exist (`api.inputs`)."""
 
     def __len__(self) -> int: ...
 

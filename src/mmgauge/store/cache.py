@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NewType
 
 from pydantic import BaseModel, ValidationError
 
@@ -25,7 +25,17 @@ CACHE_SCHEMA = 1
 Row = tuple[str, str, str, float]
 
 
-def request_fingerprint(model_fingerprint: str, config: GenerationConfig, messages: Sequence[Message]) -> str:
+#: A generation config's part of a cache key: its JSON values (`config_part`).
+ConfigPart = NewType("ConfigPart", dict[str, Any])
+
+
+def config_part(config: GenerationConfig) -> ConfigPart:
+    """The config's part of the cache key. Its callers compute it once per config they ask with (the runner
+    once per round, the judge once): a dump per request cost more than the rest of its key."""
+    return ConfigPart(config.model_dump(mode="json"))
+
+
+def request_fingerprint(model_fingerprint: str, config: ConfigPart, messages: Sequence[Message]) -> str:
     """sha256 of (model fingerprint, generation config, full request content with image hashes)."""
     content = [
         [
@@ -38,30 +48,12 @@ def request_fingerprint(model_fingerprint: str, config: GenerationConfig, messag
         for message in messages
     ]
     payload = json.dumps(
-        [CACHE_SCHEMA, model_fingerprint, _config_fields(config), content],
+        [CACHE_SCHEMA, model_fingerprint, config, content],
         ensure_ascii=False,
         separators=(",", ":"),
         sort_keys=True,
     )
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
-
-
-#: Config JSON values by the config object's id (the object is kept, so its id stays its own).
-_CONFIG_FIELDS: dict[int, tuple[GenerationConfig, dict[str, Any]]] = {}
-
-
-def _config_fields(config: GenerationConfig) -> dict[str, Any]:
-    """The config as JSON values, dumped once per config object: a run has one per round, and a dump per
-    request cost more than the rest of its fingerprint. Keyed by identity, not equality: equal configs may
-    still dump differently (1 == 1.0 == True)."""
-    known = _CONFIG_FIELDS.get(id(config))
-    if known is not None and known[0] is config:
-        return known[1]
-    if len(_CONFIG_FIELDS) >= 64:
-        _CONFIG_FIELDS.clear()
-    fields: dict[str, Any] = config.model_dump(mode="json")
-    _CONFIG_FIELDS[id(config)] = (config, fields)
-    return fields
 
 
 class CacheStats(BaseModel):

@@ -16,7 +16,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mmgauge import __version__
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import (
     DatasetEntry,
@@ -27,6 +26,7 @@ from mmgauge.core.types import (
     ModelSpec,
     RunManifest,
 )
+from mmgauge.core.version import __version__
 from mmgauge.store.run_folder import RunFolder
 
 

@@ -131,7 +131,7 @@ def general_level_rows(data: Mapping[str, Any]) -> list[TidyRow]:
 
     Reads both a dumped `LevelReport` and the smaller `mmgauge score level --json` object.
     """
-    from mmgauge.report.level_view import LevelView
+    from mmgauge.general_level.level_view import LevelView
 
     view = LevelView.model_validate(data)
     rows = [metric_row(f"level{k}", getattr(view, f"level{k}"), PERCENT, headline=True) for k in (2, 3, 4, 5)]

@@ -21,13 +21,14 @@ from typing import Any, ClassVar, Final
 
 from mmgauge.benchmarks.base import Benchmark, BenchmarkOptions, Dataset
 from mmgauge.benchmarks.baseline_answers import Baseline, choice_baselines
-from mmgauge.benchmarks.m3gia.data import LANGUAGES, Question, language_name, load_questions, release_bytes
+from mmgauge.benchmarks.m3gia.data import Question, load_questions, release_bytes
 from mmgauge.benchmarks.m3gia.prompts import NATIVE, prompt_language, question_text
 from mmgauge.benchmarks.m3gia.prompts import TABLE as PROMPTS
 from mmgauge.benchmarks.m3gia.sample import write_sample
 from mmgauge.benchmarks.presets import PresetTable, PromptFields
 from mmgauge.core.baselines import PERCENT, Numbers
 from mmgauge.core.types import Extraction, ImageRef, Message, Sample, SampleRecord
+from mmgauge.datasources.m3gia_languages import LANGUAGES, language_name
 from mmgauge.extraction.choice import judge_choice, random_choice
 from mmgauge.extraction.judge import Judge
 from mmgauge.extraction.methods import UNRESOLVED

@@ -28,32 +28,14 @@ from pathlib import Path
 from typing import Any, Final
 
 from mmgauge.core.errors import UserError
+from mmgauge.datasources.m3gia_languages import CODES, LANGUAGES, language_name
 from mmgauge.extraction.options import LETTERS
 
-#: Canonical language names (the release's file names) and the short codes accepted for them.
-LANGUAGES: Final[tuple[str, ...]] = ("english", "chinese", "french", "spanish", "portuguese", "korean")
-_CODES: Final[dict[str, str]] = {
-    "en": "english", "zh": "chinese", "fr": "french", "es": "spanish", "sp": "spanish", "pt": "portuguese",
-    "ko": "korean",
-}
 REQUIRED_COLUMNS: Final[tuple[str, ...]] = ("index", "question", "hint", "A", "B", "image")
 TRUTH_KEY: Final = b"mmgauge.ground_truth"
 TRUTH_FROM_COLUMN: Final = b"answer-column"
 DEFAULT_HUB: Final = Path.home() / ".cache" / "huggingface" / "hub"
 _EMPTY: Final = frozenset({"", "nan", "none"})
-
-
-def valid_languages() -> str:
-    return ", ".join([*LANGUAGES, *(f"{code} ({name})" for code, name in _CODES.items())])
-
-
-def language_name(value: str, field: str = "--language") -> str:
-    """Canonical name for a language name or code (any case); a UserError lists the valid ones."""
-    key = value.strip().lower()
-    name = _CODES.get(key, key)
-    if name not in LANGUAGES:
-        raise UserError(f"unknown M3GIA language '{value}'; valid: {valid_languages()}", field=field)
-    return name
 
 
 def _release(name: str) -> bytes:
@@ -182,7 +164,7 @@ def _language_of(path: Path, root: Path) -> str | None:
     """The language a parquet file holds, from its name (`english_v1.parquet` as on the Hugging Face hub,
     `en_final.parquet` as in the M3GIA README) or a folder named after it."""
     stem = path.name.lower()
-    for word, name in (*((n, n) for n in LANGUAGES), *_CODES.items()):
+    for word, name in (*((n, n) for n in LANGUAGES), *CODES.items()):
         if stem.startswith(f"{word}_") or stem.startswith(f"{word}-") or stem == f"{word}.parquet":
             return name
     parts = [p.lower() for p in path.relative_to(root).parts[:-1]]

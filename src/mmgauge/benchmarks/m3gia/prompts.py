@@ -15,7 +15,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from mmgauge.benchmarks.m3gia.data import language_name
 from mmgauge.benchmarks.presets import (
     CHOICE_FIELDS,
     LMMS_EVAL,
@@ -28,6 +27,7 @@ from mmgauge.benchmarks.presets import (
     choice_values,
 )
 from mmgauge.core.errors import UserError
+from mmgauge.datasources.m3gia_languages import language_name
 
 #: `--prompt-language native` asks each question with the instruction of its own language.
 NATIVE: Final = "native"

@@ -232,10 +232,11 @@ def _option_cells(option: Column) -> tuple[BoolArray, BoolArray]:
 
 def _integers(column: Column) -> IntArray | None:
     import pyarrow as pa
-    from pyarrow._compute import CastOptions
+
+    from mmgauge.datasources.arrow_numpy import as_integers
 
     try:
-        numbers = to_numpy(compute("cast", column, options=CastOptions.safe(pa.int64())))
+        numbers = to_numpy(as_integers(column))
     except (pa.ArrowInvalid, ValueError):
         return None  # the reference reader also takes 12.0 and names what is not a whole number
     return np.asarray(numbers, dtype=np.int64)

@@ -143,9 +143,9 @@ def _truths(column: pa.ChunkedArray) -> npt.NDArray[np.bool_] | None:
 def _official(
     column: pa.ChunkedArray, methods: _Methods
 ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int64]]:
-    from pyarrow._compute import SliceOptions
+    from mmgauge.datasources.arrow_numpy import head_code_units
 
-    head = compute("utf8_slice_codeunits", column, options=SliceOptions(0, 4))
+    head = head_code_units(column, 4)
     lowered = compute("ascii_lower", head)
     has_yes, has_no = contains(lowered, "yes"), contains(lowered, "no")
     # The whole answer is "yes" or "no": 3 characters holding yes, or 2 holding no. Counted in bytes, which

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from mmgauge.general_level.level_view import LevelView
 from mmgauge.report import plots
 from mmgauge.report.breakdown import with_n
-from mmgauge.report.level_view import LevelView
 from mmgauge.report.load import BenchView
 from mmgauge.report.sections.base import Card, Section, charts, note
 from mmgauge.report.tables import Cell, Table, table_html

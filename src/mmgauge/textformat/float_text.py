@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Final
 import numpy as np
 import numpy.typing as npt
 
-from mmgauge.datasources.arrow_numpy import compute, from_numpy, strings
+from mmgauge.datasources.arrow_numpy import compute, from_numpy, split, string_array, strings
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -48,8 +48,6 @@ def json_float_texts(values: npt.NDArray[np.float64], *, comma: bool = False) ->
     if not available():
         raise RuntimeError("orjson is missing or writes floats unlike repr: check available() first")
     import orjson
-    import pyarrow as pa
-    from pyarrow._compute import SplitPatternOptions
 
     column = np.ascontiguousarray(values, dtype=np.float64)
     if len(column) == 0:
@@ -60,14 +58,12 @@ def json_float_texts(values: npt.NDArray[np.float64], *, comma: bool = False) ->
         offsets = np.empty(len(column) + 1, dtype=np.int32)
         offsets[0] = 1
         offsets[1:] = np.flatnonzero(np.frombuffer(text, dtype=np.uint8) == ord(",")) + 1
-        texts = pa.Array.from_buffers(pa.string(), len(column),
-                                      [None, pa.py_buffer(offsets), pa.py_buffer(text)])
+        texts = string_array(offsets, text)
     else:
         text = orjson.dumps(column, option=orjson.OPT_SERIALIZE_NUMPY)  # "[v0,v1,...]"
         # One string, the text inside the brackets, split at the commas (no number's text holds one).
         bounds = np.array([1, len(text) - 1], dtype=np.int32)
-        whole = pa.Array.from_buffers(pa.string(), 1, [None, pa.py_buffer(bounds), pa.py_buffer(text)])
-        texts = compute("split_pattern", whole, options=SplitPatternOptions(",")).values
+        texts = split(string_array(bounds, text), ",").values
     magnitude = np.abs(column)
     outside = ~(((magnitude >= SAFE_LOW) & (magnitude < SAFE_HIGH)) | (column == 0.0))  # NaN included
     if outside.any():

@@ -99,7 +99,7 @@ def json_bytes(scores: GiaScores) -> Iterator[memoryview]:
     """`json_chunks`'s text as UTF-8, in pieces, made a column at a time (the pieces are views of the arrow
     buffers the rows were joined in, which they keep alive), a few at once (`_made_ahead`)."""
     from mmgauge.datasources.arrow_numpy import compute, string_buffers, strings
-    from mmgauge.scoring.float_text import available, json_float_texts
+    from mmgauge.textformat.float_text import available, json_float_texts
 
     keys = _keys(scores)
     if not (_finite(scores) and available()):  # non-finite numbers are rare: the reference spells them
@@ -151,21 +151,17 @@ def text_bytes(scores: GiaScores) -> Iterator[memoryview]:
     """The lines the command prints, each ending in a newline, as UTF-8 in pieces: the language's human GIA,
     then `row N: GIA %.4f  normalised %.2f` per row (the standardised scale adds `  standardised %.4f  human
     percentile %.1f`), made a column at a time (`fixed_text` writes each number as that `%` would)."""
-    import pyarrow as pa
-    from pyarrow._compute import CastOptions
-
-    from mmgauge.datasources.arrow_numpy import compute, from_numpy, string_buffers, strings
-    from mmgauge.scoring.fixed_text import fixed_parts
+    from mmgauge.datasources.arrow_numpy import as_text, compute, string_buffers, strings
+    from mmgauge.textformat.fixed_text import fixed_parts
 
     yield memoryview((_text_header(scores) + "\n").encode("utf-8"))
     g, standardised = scores.general, scores.standardised is not None and scores.human_percentile is not None
     literal = strings(["row ", ": GIA ", "  normalised ", "  standardised ", "  human percentile ", "\n", ""])
-    cast = CastOptions.safe(pa.string())
 
     def rows_from(start: int) -> memoryview:
         stop = min(start + BYTES_CHUNK_ROWS, len(scores.official))
         gia = scores.official[start:stop, g]
-        numbers = compute("cast", from_numpy(np.arange(start + 1, stop + 1, dtype=np.int64)), options=cast)
+        numbers = as_text(np.arange(start + 1, stop + 1, dtype=np.int64))
         parts = [literal[0], numbers, literal[1], *fixed_parts(gia, 4), literal[2],
                  *fixed_parts(gia / scores.human_gia * 100.0, 2)]
         if standardised:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mmgauge.scoring.fixed_text import MAX_DIGITS, fixed_parts, fixed_texts
+from mmgauge.textformat.fixed_text import MAX_DIGITS, fixed_parts, fixed_texts
 
 
 def reference(values: np.ndarray, digits: int) -> list[str]:

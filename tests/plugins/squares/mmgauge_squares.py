@@ -1,5 +1,6 @@
-"""An mmgauge plug-in in one module: POPE-style object hallucination questions, and a backend that answers
-"yes" when the question names a colour it was told about. Registered through entry points (pyproject.toml)."""
+"""An mmgauge plug-in in one module: POPE-style yes/no questions about coloured squares, and a backend that
+answers "yes" when the question names a colour it was told about. Registered through entry points
+(pyproject.toml)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ from mmgauge.core.types import ModelResponse, ModelSpec
 COLOURS = {"red": (220, 30, 30), "green": (30, 180, 60), "blue": (40, 60, 220)}
 
 
-class PopeBenchmark(YesNoBenchmark):
-    name = "pope"
+class SquaresBenchmark(YesNoBenchmark):
+    name = "squares"
     description = "POPE-style: is there a <colour> square in the image? (adversarial, random, popular)"
     suffix = " Please answer yes or no."
 
@@ -29,7 +30,7 @@ class PopeBenchmark(YesNoBenchmark):
             rows.append({"id": f"q{i}", "image": f"{shown}.png", "question": f"Is there a {colour} square?",
                          "answer": "yes" if shown == colour else "no",
                          "category": ("random", "popular", "adversarial")[i % 3]})
-        path = directory / "pope.jsonl"
+        path = directory / "squares.jsonl"
         path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
         return path
 

@@ -11,9 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from mmgauge.api.inputs import counts_from_csv, read_counts
 from mmgauge.api.scores import m3gia_gia_scores
-from mmgauge.cli.inputs import counts_from_csv, read_counts
-from mmgauge.scoring import m3gia_gia_text as text
 from mmgauge.scoring.m3gia_gia import (
     SCORE_BLOCK_ROWS,
     GiaResult,
@@ -25,7 +24,8 @@ from mmgauge.scoring.m3gia_gia import (
     percentile_among,
     question_counts,
 )
-from mmgauge.scoring.m3gia_gia_text import CHUNK_ROWS, json_bytes, json_chunks, text_bytes
+from mmgauge.textformat import m3gia_gia_text as text
+from mmgauge.textformat.m3gia_gia_text import CHUNK_ROWS, json_bytes, json_chunks, text_bytes
 
 
 def counts(rows: int, seed: int) -> np.ndarray:
@@ -183,7 +183,7 @@ def test_json_bytes_of_non_finite_scores_is_the_reference_json() -> None:
 def test_json_bytes_without_a_trusted_formatter_is_the_reference_json(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from mmgauge.scoring import float_text
+    from mmgauge.textformat import float_text
 
     monkeypatch.setattr(float_text, "available", lambda: False)
     scores = scores_of(awkward(9, 4))

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Final
 import numpy as np
 import numpy.typing as npt
 
-from mmgauge.datasources.arrow_numpy import compute, from_numpy, strings
+from mmgauge.datasources.arrow_numpy import as_text, compute, from_numpy, replace_slice, strings
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -59,9 +59,6 @@ def fixed_texts(values: npt.NDArray[np.float64], digits: int) -> pa.Array:
 def fixed_parts(values: npt.NDArray[np.float64], digits: int) -> tuple[pa.Array, pa.Array, pa.Array]:
     """`fixed_texts` in three string arrays to be joined: the sign ("-" or ""), the whole units, and the
     point with the decimals (a caller joining lines of several numbers joins these once, in the line)."""
-    import pyarrow as pa
-    from pyarrow._compute import CastOptions, ReplaceSliceOptions
-
     if not 1 <= digits <= MAX_DIGITS:
         raise ValueError(f"digits must be 1..{MAX_DIGITS}")
     column = np.ascontiguousarray(values, dtype=np.float64)
@@ -71,13 +68,11 @@ def fixed_parts(values: npt.NDArray[np.float64], digits: int) -> tuple[pa.Array,
     inside = np.abs(column) * float(scale) < _LIMIT  # False for NaN and infinities
     whole = np.abs(rounded_scaled(np.where(inside, column, 0.0), digits)).astype(np.int64)
     units, decimals = np.divmod(whole, scale)
-    as_text = CastOptions.safe(pa.string())
     # The decimals with their leading zeros: 10**digits + decimals as text, its leading "1" made the point.
-    fraction = compute("utf8_replace_slice", compute("cast", from_numpy(decimals + scale), options=as_text),
-                       options=ReplaceSliceOptions(0, 1, "."))
+    fraction = replace_slice(as_text(decimals + scale), 0, 1, ".")
     fixed = strings(["-", ""])
     sign = compute("if_else", from_numpy(np.signbit(column)), fixed[0], fixed[1])
-    units_text = compute("cast", from_numpy(units), options=as_text)
+    units_text = as_text(units)
     if not inside.all():  # Python's own text in the units, nothing around it
         outside = from_numpy(~inside)
         written = strings([f"{value:.{digits}f}" for value in column[~inside].tolist()])

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from mmgauge.scoring.float_text import SAFE_HIGH, SAFE_LOW, available, json_float_texts
+from mmgauge.textformat.float_text import SAFE_HIGH, SAFE_LOW, available, json_float_texts
 
 
 def reference(values: np.ndarray, comma: bool = False) -> list[str]:
