@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Final
 
 from mmgauge.benchmarks.base import Benchmark, BenchmarkOptions, Dataset
+from mmgauge.benchmarks.baseline_answers import Baseline, choice_baselines
 from mmgauge.benchmarks.mmstar.data import Question, fingerprint, load_questions
 from mmgauge.benchmarks.mmstar.prompts import TABLE as PROMPTS
 from mmgauge.benchmarks.mmstar.prompts import resolve_prompt
@@ -33,13 +34,14 @@ from mmgauge.benchmarks.mmstar.resolve import resolve_answer
 from mmgauge.benchmarks.mmstar.result import MMStarResult, Outcome, score_outcomes
 from mmgauge.benchmarks.mmstar.sample import write_sample
 from mmgauge.benchmarks.presets import LMMS_EVAL, PresetTable, PromptFields
+from mmgauge.core.baselines import PERCENT, Numbers
 from mmgauge.core.types import Extraction, Message, Sample, SampleRecord
 from mmgauge.extraction.choice import match_choice
 from mmgauge.extraction.judge import Judge
 from mmgauge.extraction.reasoning import text_read
 
 #: The sample metadata that records keep (see `record_metadata`).
-RECORD_FIELDS: Final = ("index", "category", "l2-category", "answer")
+RECORD_FIELDS: Final = ("index", "category", "l2-category", "answer", "n_options")
 #: Judge questions in flight at once during the resolve pass.
 JUDGE_CONCURRENCY: Final = 8
 
@@ -77,7 +79,7 @@ class MMStarBenchmark(Benchmark[MMStarOptions, MMStarResult]):
             images=[q.image],
             metadata={"index": q.index, "category": q.category, "l2-category": q.l2_category,
                       "answer": q.answer or "", "hint": q.hint, "source_question": q.source_question,
-                      "line": q.line},
+                      "line": q.line, "n_options": len(q.options)},
         )
 
     def sample_data(self, directory: Path) -> Path:
@@ -138,6 +140,18 @@ class MMStarBenchmark(Benchmark[MMStarOptions, MMStarResult]):
 
     def record_metadata(self, sample: Sample) -> dict[str, Any]:
         return {field: sample.metadata[field] for field in RECORD_FIELDS}
+
+    def baselines(self, records: Sequence[SampleRecord]) -> list[Baseline]:
+        return choice_baselines(records, lambda record: int(record.metadata.get("n_options", 0)) or None)
+
+    def headline_numbers(self, result: MMStarResult) -> Numbers:
+        if result.overall.accuracy is None:
+            return Numbers()
+        headline = {"MMStar overall": 100 * result.overall.accuracy}
+        capability = {name: 100 * score.accuracy for name, score in result.capability.items()
+                      if score.accuracy is not None}
+        return Numbers(headline=headline, units=dict.fromkeys(headline, PERCENT),
+                       breakdowns={"capability": capability})
 
 
 def _judge_question(sample: Sample) -> str:

@@ -7,11 +7,13 @@ from pathlib import Path
 from typing import Any, ClassVar, Final, Literal
 
 from mmgauge.benchmarks.base import Benchmark, BenchmarkOptions, Dataset
+from mmgauge.benchmarks.baseline_answers import Baseline, yes_no_baselines
 from mmgauge.benchmarks.pope.data import fingerprint, load_questions
 from mmgauge.benchmarks.pope.reading import read_answer
 from mmgauge.benchmarks.pope.result import PopeResult, PopeScores
 from mmgauge.benchmarks.pope.sample import write_sample
 from mmgauge.benchmarks.pope.scoring import PopeItem, score_pope
+from mmgauge.core.baselines import PERCENT, Numbers
 from mmgauge.core.types import Extraction, Message, Sample, SampleRecord
 
 #: What lmms-eval's `pope` task appends to each question (LLaVA's POPE prompt).
@@ -76,6 +78,22 @@ class PopeBenchmark(Benchmark[PopeOptions, PopeResult]):
 
     def record_metadata(self, sample: Sample) -> dict[str, Any]:
         return dict(sample.metadata)
+
+    def baselines(self, records: Sequence[SampleRecord]) -> list[Baseline]:
+        return yes_no_baselines()
+
+    def headline_numbers(self, result: PopeResult) -> Numbers:
+        named = dict(result.splits)
+        if result.overall is not None and len(named) != 1:
+            named["overall"] = result.overall
+        headline: dict[str, float] = {}
+        nonlinear: list[str] = []
+        for name, scores in named.items():
+            headline[f"POPE {name}"] = 100 * scores.accuracy.value  # accuracy, beside the summary's row
+            nonlinear.append(f"POPE {name} F1")
+            if scores.f1 is not None:
+                headline[f"POPE {name} F1"] = 100 * scores.f1.value
+        return Numbers(headline=headline, units=dict.fromkeys(headline, PERCENT), nonlinear=nonlinear)
 
 
 def item_of(record: SampleRecord) -> PopeItem:
