@@ -63,4 +63,4 @@ def test_compare_prints_the_baselines_under_each_table_and_in_json(
     as_json = cli("compare", folders["yes"], folders["letter"], "--json")
     document = json.loads(as_json.out)
     assert document["baselines"]["mme"]["chance"]["headline"]["MME cognition"] == 300.0
-    assert set(document["baselines"]) == {"mme", "mmbench", "m3gia"}
+    assert {"mme", "mmbench", "m3gia"} <= set(document["baselines"])
