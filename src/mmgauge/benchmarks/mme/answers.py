@@ -74,13 +74,15 @@ def load_columns(path: Path, parser: str | None, notes: list[str] | None = None)
 
 def _record_items(records: list[SampleRecord], parser: str | None, source: str,
                   where: Locate) -> tuple[list[MMEItem], str]:
-    from mmgauge.extraction.yesno import parse_yes_no
+    from mmgauge.extraction.yesno import parse_yes_no_many
 
     if not records:
         raise UserError("no MME records in this file", file=source)
     if parser is None:
         methods = {r.extraction.method.split("-")[0] for r in records if r.extraction is not None}
         return records_to_items(records, "official", where), "+".join(sorted(methods)) or "official"
-    fresh = [r.model_copy(update={"extraction": parse_yes_no(r.response.text, parser)})
-             if r.response.text is not None else r for r in records]
+    answered = [r for r in records if r.response.text is not None]
+    read = iter(parse_yes_no_many([r.response.text or "" for r in answered], parser))
+    fresh = [r.model_copy(update={"extraction": next(read)}) if r.response.text is not None else r
+             for r in records]
     return records_to_items(fresh, parser, where), parser

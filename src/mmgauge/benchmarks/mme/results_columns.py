@@ -7,10 +7,8 @@ not UTF-8) `read_results_columns` returns None, and the caller reads the folder 
 `official.read_results_folder`, which names the file and line of the problem (or, for trailing empty lines,
 reads the file as it is). The questions are never read.
 
-Answers are read exactly as `extraction.yesno` reads them. `official` looks only at the first 4
-characters (and the length, for an answer that is exactly yes or no); when those are ASCII, lower-casing them
-is plain ASCII lower-casing, so the rule runs on the column. Answers whose first 4 characters are not all
-ASCII are read by the parser itself, one by one; under the `words` parser every distinct answer is.
+Answers are read by `extraction.yesno`'s parsers: `official` on each file's answer column
+(`yesno_columns.official_column`), `words` once per distinct answer.
 """
 
 from __future__ import annotations
@@ -22,15 +20,14 @@ from typing import TYPE_CHECKING, Final, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from mmgauge.datasources.arrow_numpy import compute, contains, distinct, take, to_numpy
+from mmgauge.datasources.arrow_numpy import compute, distinct, to_numpy
+from mmgauge.extraction.yesno_columns import OFFICIAL, official_column
 from mmgauge.scoring.mme import SUBTASKS, MMEColumns
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
 _FIELDS: Final = ("image", "question", "truth", "answer")
-#: Method names of the official parser, in the order of the codes below.
-_OFFICIAL: Final = ("official-exact", "official-prefix", "official-other")
 _ANSWER_CODES: Final[dict[str | None, int]] = {"yes": 1, "no": 0, None: -1}
 #: Files read at once (more threads than cores only add switching; pyarrow has its own pool too).
 _MAX_READERS: Final = 4
@@ -143,33 +140,9 @@ def _truths(column: pa.ChunkedArray) -> npt.NDArray[np.bool_] | None:
 def _official(
     column: pa.ChunkedArray, methods: _Methods
 ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int64]]:
-    from pyarrow._compute import SliceOptions
-
-    head = compute("utf8_slice_codeunits", column, options=SliceOptions(0, 4))
-    lowered = compute("ascii_lower", head)
-    has_yes, has_no = contains(lowered, "yes"), contains(lowered, "no")
-    # The whole answer is "yes" or "no": 3 characters holding yes, or 2 holding no. Counted in bytes, which
-    # is the same where the first 4 characters are ASCII (an answer of 2 or 3 characters then is ASCII, a
-    # longer one has more than 3 bytes); the other answers are read again below.
-    length = to_numpy(compute("binary_length", column))
-    answer = np.full(len(has_yes), -1, dtype=np.int8)
-    answer[has_no] = 0
-    answer[has_yes] = 1  # where both are there, yes: the official rule looks for yes first
-    kind = np.full(len(has_yes), 2, dtype=np.int8)  # 0 exact, 1 prefix, 2 other
-    kind[has_yes | has_no] = 1
-    kind[(has_yes & (length == 3)) | (has_no & (length == 2))] = 0
-    codes = np.array([methods.code(name) for name in _OFFICIAL], dtype=np.int64)
-    method = codes[kind]
-    unusual = np.flatnonzero(~to_numpy(compute("string_is_ascii", head)))
-    if len(unusual):
-        # The parser (and its answer model) is loaded only when some answer needs it.
-        from mmgauge.extraction.yesno import parse_yes_no
-
-        for row, text in zip(unusual.tolist(), take(column, unusual).to_pylist(), strict=True):
-            found = parse_yes_no(text, "official")
-            answer[row] = _ANSWER_CODES[found.answer]
-            method[row] = methods.code(found.method)
-    return answer, method
+    answer, kind = official_column(column)
+    codes = np.array([methods.code(name) for name in OFFICIAL], dtype=np.int64)
+    return answer, codes[kind]
 
 
 def _per_distinct_answer(
