@@ -68,10 +68,18 @@ def results_files(folder: Path) -> list[tuple[Path, str]]:
 
 
 def read_results_folder(folder: Path, parser: str) -> list[MMEItem]:
+    """The questions of a results folder with their image names (what comparisons pair); scoring reads the
+    folder column-wise (`results_columns`)."""
     items: list[MMEItem] = []
     for path, subtask in results_files(folder):
         items.extend(_read_results_file(path, subtask, parser))
     return items
+
+
+def check_results_folder(folder: Path) -> None:
+    """The one-line error (file, line) of the first problem in a results folder's files, if there is one."""
+    for path, subtask in results_files(folder):
+        _pairs(path, subtask)
 
 
 def results_folder_extras(folder: Path) -> list[str]:
@@ -83,6 +91,14 @@ def results_folder_extras(folder: Path) -> list[str]:
 def _read_results_file(path: Path, subtask: str, parser: str) -> list[MMEItem]:
     from mmgauge.extraction.yesno import parse_yes_no_many
 
+    questions = _pairs(path, subtask)
+    read = parse_yes_no_many([answer for _, _, answer in questions], parser)
+    return [MMEItem(subtask, key, truth, extraction.answer, extraction.method)
+            for (key, truth, _), extraction in zip(questions, read, strict=True)]
+
+
+def _pairs(path: Path, subtask: str) -> list[tuple[str, str, str]]:
+    """A results file's questions, checked: (image key, truth, answer) per line."""
     file = str(path)
     lines = read_lines(path)
     if not lines:
@@ -113,9 +129,7 @@ def _read_results_file(path: Path, subtask: str, parser: str) -> list[MMEItem]:
         key = image if image not in seen else f"{image} (line {second - 1})"
         seen.add(image)
         questions.extend((key, truth, fields[3]) for truth, (_, fields) in zip(truths, pair, strict=True))
-    read = parse_yes_no_many([answer for _, _, answer in questions], parser)
-    return [MMEItem(subtask, key, truth, extraction.answer, extraction.method)
-            for (key, truth, _), extraction in zip(questions, read, strict=True)]
+    return questions
 
 
 def read_prediction_table(path: Path, parser: str) -> list[MMEItem]:

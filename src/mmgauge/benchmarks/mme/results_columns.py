@@ -1,11 +1,12 @@
 """The official tool's results folders read straight into columns (`MMEColumns`), for folders of millions of
 lines: pyarrow reads each `<subtask>.txt`, and the checks and the yes/no parsers run column-wise.
 
-Only well-formed folders take this path. At the first irregularity (a line without exactly 4 fields, an
-empty line, an odd number of lines, a pair of two images, a truth that is not one Yes and one No, text that is
-not UTF-8) `read_results_columns` returns None, and the caller reads the folder with
-`official.read_results_folder`, which names the file and line of the problem (or, for trailing empty lines,
-reads the file as it is). The questions are never read.
+This is the one reader that scores a results folder. At the first irregularity (a line without exactly 4
+fields, an empty line, an odd number of lines, a pair of two images, a truth that is not one Yes and one No,
+text that is not UTF-8) `read_results_columns` returns None; the caller then has the line reader
+(`official.read_results_folder`) name the file and line of the problem, and where there is none (a
+byte-order mark, CR line ends, empty lines at the end) reads the files again here, as lines (`as_lines`).
+The questions are never read.
 
 Answers are read by `extraction.yesno`'s parsers: `official` on each file's answer column
 (`yesno_columns.official_column`), `words` once per distinct answer.
@@ -51,8 +52,11 @@ class _Methods:
         return self.numbers.setdefault(name, len(self.numbers))
 
 
-def read_results_columns(files: list[tuple[Path, str]], parser: str) -> MMEColumns | None:
+def read_results_columns(files: list[tuple[Path, str]], parser: str, *, as_lines: bool = False
+                         ) -> MMEColumns | None:
     """Questions of `(file, subtask)` results files in column form, or None if any file is irregular.
+    `as_lines` reads each file's lines as `release.read_lines` gives them (a byte-order mark, CR line ends
+    and empty lines at the end are then no irregularity; it raises the error of a file it cannot read).
 
     Files are read and parsed on a few threads (pyarrow releases the GIL while it reads and computes), each
     numbering its own methods; the numbers are then made those of reading the files in order, so the
@@ -62,7 +66,7 @@ def read_results_columns(files: list[tuple[Path, str]], parser: str) -> MMEColum
 
     def read(path: Path) -> tuple[_Part, _Methods] | None:
         own = _Methods()
-        found = _read_file(path, parser, own)
+        found = _read_file(path, parser, own, as_lines)
         return None if found is None else (found, own)
 
     workers = max(1, min(len(files), os.cpu_count() or 1, _MAX_READERS))
@@ -93,13 +97,18 @@ def read_results_columns(files: list[tuple[Path, str]], parser: str) -> MMEColum
     )
 
 
-def _read_table(path: Path) -> pa.Table | None:
+def _read_table(path: Path, as_lines: bool) -> pa.Table | None:
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
+    source: Path | pa.BufferReader = path
+    if as_lines:
+        from mmgauge.benchmarks.mme.release import read_lines
+
+        source = pa.BufferReader("".join(f"{line}\n" for line in read_lines(path)).encode("utf-8"))
     try:
         return pacsv.read_csv(
-            path,
+            source,
             read_options=pacsv.ReadOptions(column_names=list(_FIELDS)),
             # No quoting: the official tool splits each line on tabs and nothing else.
             parse_options=pacsv.ParseOptions(delimiter="\t", quote_char=False, ignore_empty_lines=False),
@@ -110,8 +119,8 @@ def _read_table(path: Path) -> pa.Table | None:
         return None
 
 
-def _read_file(path: Path, parser: str, methods: _Methods) -> _Part | None:
-    table = _read_table(path)
+def _read_file(path: Path, parser: str, methods: _Methods, as_lines: bool = False) -> _Part | None:
+    table = _read_table(path, as_lines)
     if table is None or table.num_rows == 0 or table.num_rows % 2:
         return None
     image = table.column("image")
