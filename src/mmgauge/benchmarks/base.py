@@ -111,8 +111,7 @@ class Benchmark(ABC, Generic[OptionsT, ResultT]):
 
     def extract_many(self, samples: Sequence[Sample], texts: Sequence[str], rounds: Sequence[int]
                      ) -> list[Extraction]:
-        """`extract` of many answers (the runner reads a batch of responses, or a folder's records, at once).
-        A benchmark whose rules run on columns overrides it to read them in one call."""
+        """`extract` of many answers (a batch of responses, a folder's records), for rules run on columns."""
         return [self.extract(sample, text, round) for sample, text, round in zip(samples, texts, rounds,
                                                                                  strict=True)]
 

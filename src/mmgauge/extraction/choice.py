@@ -62,8 +62,7 @@ def match_choice(text: str, options: Mapping[str, str]) -> Extraction:
 
 
 def match_choices(texts: Sequence[str], options: Sequence[Mapping[str, str]]) -> list[Extraction]:
-    """`match_choice` of many answers in one call, answer i offering `options[i]` (the rules run on the
-    answers as one column: per answer, that costs a fraction of a call of its own)."""
+    """`match_choice` of many answers, answer i offering `options[i]`, read as one column."""
     letters = tuple(sorted({letter for offered in options for letter in offered}))
     offered = np.array([[letter in row for letter in letters] for row in options], dtype=bool)
     rows = [[row.get(letter, "") for letter in letters] for row in options]

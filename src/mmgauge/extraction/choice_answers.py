@@ -69,8 +69,7 @@ class AnswerFacts:
 
 def answer_facts(texts: pa.Array, letters: tuple[str, ...]) -> AnswerFacts:
     """The facts of each text of `texts` (one contiguous array, no nulls) for option letters `letters`."""
-    _check(letters)
-    facts = _empty(contains(texts, FAILURE_MARKER))
+    facts = _empty(contains(texts, FAILURE_MARKER), letters)
     offsets, data = string_buffers(texts)
     plain = rows_with_only(offsets, data, _PLAIN) & ~facts.failed
     _Tokens(offsets, data).read(plain, letters, facts)
@@ -84,20 +83,16 @@ def answer_facts(texts: pa.Array, letters: tuple[str, ...]) -> AnswerFacts:
 def python_facts(texts: Sequence[str], letters: tuple[str, ...]) -> AnswerFacts:
     """`answer_facts` of a few texts given as Python strings, all read in Python (no pyarrow): a record's
     answer, or a judge's reply."""
-    _check(letters)
-    facts = _empty(np.array([FAILURE_MARKER in text for text in texts], dtype=bool))
+    facts = _empty(np.array([FAILURE_MARKER in text for text in texts], dtype=bool), letters)
     for row, text in enumerate(texts):
         if not facts.failed[row]:
             _python_facts(row, text, letters, facts)
     return facts
 
 
-def _check(letters: tuple[str, ...]) -> None:
+def _empty(failed: BoolArray, letters: tuple[str, ...]) -> AnswerFacts:
     if len(letters) > MAX_LETTERS or NO_OPTION in letters or any(len(letter) != 1 for letter in letters):
         raise ValueError(f"option letters must be at most {MAX_LETTERS} single letters other than Z")
-
-
-def _empty(failed: BoolArray) -> AnswerFacts:
     count = len(failed)
     return AnswerFacts(failed, np.zeros(count, dtype=np.uint16), np.zeros(count, dtype=np.uint16),
                        np.full(count, -1, dtype=np.int64))

@@ -27,14 +27,7 @@ _WORD = re.compile(r"[^\W\d_]+")
 
 def parse_official(text: str) -> Extraction:
     """The MME tool's rule, character for character (see the module docstring; it runs in `yesno_columns`)."""
-    return parse_official_many([text])[0]
-
-
-def parse_official_many(texts: Sequence[str]) -> list[Extraction]:
-    """`parse_official` of many answers, read as one column."""
-    answers, methods = official_texts(texts)
-    return [Extraction(answer=ANSWERS[answer], method=OFFICIAL[method])
-            for answer, method in zip(answers.tolist(), methods.tolist(), strict=True)]
+    return parse_yes_no_many([text], "official")[0]
 
 
 def parse_words(text: str) -> Extraction:
@@ -56,7 +49,9 @@ def parse_yes_no(text: str, parser: str) -> Extraction:
 
 def parse_yes_no_many(texts: Sequence[str], parser: str) -> list[Extraction]:
     if parser == "official":
-        return parse_official_many(texts)
+        answers, methods = official_texts(texts)
+        return [Extraction(answer=ANSWERS[answer], method=OFFICIAL[method])
+                for answer, method in zip(answers.tolist(), methods.tolist(), strict=True)]
     if parser == "words":
         return [parse_words(text) for text in texts]
     raise ValueError(f"unknown yes/no parser '{parser}'; known: {', '.join(PARSERS)}")

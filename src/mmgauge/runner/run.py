@@ -61,6 +61,10 @@ class BenchmarkRun:
         return self.dataset.samples if self.selected is None else self.selected
 
 
+#: The answer the rules read in a response (None for a failed request), and whether it is right.
+ReadAnswer = tuple[Extraction | None, bool | None]
+
+
 @dataclass
 class _Work:
     bench: AnyBenchmark
@@ -182,9 +186,10 @@ class Runner:
 
     def _finish_all(self, works: list[_Work], responses: list[ModelResponse], log: RunLog,
                     existing: dict[Key, SampleRecord], *, advance: bool = False) -> None:
-        """Record each response with its answer, read for all of them at once (`answers_of`) per benchmark."""
-        answers: list[tuple[Extraction | None, bool | None]] = [(None, None)] * len(works)
-        for bench, rows in _by_benchmark([work.bench for work in works]).items():
+        """Record each response with its answer; each benchmark's answers are read in one call."""
+        answers: list[ReadAnswer] = [(None, None)] * len(works)
+        for bench in {work.bench: None for work in works}:
+            rows = [i for i, work in enumerate(works) if work.bench is bench]
             texts = [responses[i].text if responses[i].ok else None for i in rows]
             read = answers_of(bench, [works[i].sample for i in rows], texts, [works[i].round for i in rows],
                               keep_reasoning=self.keep_reasoning)
@@ -195,10 +200,8 @@ class Runner:
             if advance:
                 self.progress.advance(failed=not response.ok)
 
-    def _finish(
-        self, work: _Work, response: ModelResponse, answer: tuple[Extraction | None, bool | None],
-        log: RunLog, existing: dict[Key, SampleRecord],
-    ) -> None:
+    def _finish(self, work: _Work, response: ModelResponse, answer: ReadAnswer, log: RunLog,
+                existing: dict[Key, SampleRecord]) -> None:
         sample = work.sample
         extraction, correct = answer
         # Validated: pydantic-core takes the models made here as they are (no copies), and is twice as fast as
@@ -327,24 +330,17 @@ def caveat_labels(manifest: RunManifest) -> list[str]:
     return labels + (["baseline"] if manifest.backend.get("caveat") else [])
 
 
-def _by_benchmark(benches: list[AnyBenchmark]) -> dict[AnyBenchmark, list[int]]:
-    rows: dict[AnyBenchmark, list[int]] = {}
-    for i, bench in enumerate(benches):
-        rows.setdefault(bench, []).append(i)
-    return rows
-
-
 def answers_of(
     bench: AnyBenchmark, samples: list[Sample], texts: list[str | None], rounds: list[int], *,
     keep_reasoning: bool = False,
-) -> list[tuple[Extraction | None, bool | None]]:
+) -> list[ReadAnswer]:
     """The answer the benchmark's rules read in each text (None for a failed request) and whether it is right;
     the rules read all the texts in one call (`Benchmark.extract_many`)."""
     read = [i for i, text in enumerate(texts) if text is not None]
     stripped = [(texts[i] or "", False) if keep_reasoning else strip_reasoning(texts[i] or "") for i in read]
     found = bench.extract_many([samples[i] for i in read], [text for text, _ in stripped],
                                [rounds[i] for i in read])
-    answers: list[tuple[Extraction | None, bool | None]] = [(None, None)] * len(texts)
+    answers: list[ReadAnswer] = [(None, None)] * len(texts)
     for i, (_, removed), extraction in zip(read, stripped, found, strict=True):
         if removed:
             extraction = extraction.model_copy(update={"reasoning_removed": True})

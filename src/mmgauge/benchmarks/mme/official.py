@@ -68,8 +68,7 @@ def results_files(folder: Path) -> list[tuple[Path, str]]:
 
 
 def read_results_folder(folder: Path, parser: str) -> list[MMEItem]:
-    """The questions of a results folder with their image names (what comparisons pair); scoring reads the
-    folder column-wise (`results_columns`)."""
+    """The questions of a results folder, named (comparisons pair them); scoring reads columns instead."""
     items: list[MMEItem] = []
     for path, subtask in results_files(folder):
         items.extend(_read_results_file(path, subtask, parser))

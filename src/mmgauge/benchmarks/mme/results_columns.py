@@ -132,7 +132,8 @@ def _read_file(path: Path, parser: str, methods: _Methods, as_lines: bool = Fals
     if truth_yes is None or (truth_yes[0::2] == truth_yes[1::2]).any():
         return None
     if parser == "official":
-        return _Part(truth_yes, *_official(table.column("answer"), methods))
+        answer, kind = official_column(table.column("answer"))
+        return _Part(truth_yes, answer, np.array([methods.code(name) for name in OFFICIAL])[kind])
     return _Part(truth_yes, *_per_distinct_answer(table.column("answer"), parser, methods))
 
 
@@ -144,14 +145,6 @@ def _truths(column: pa.ChunkedArray) -> npt.NDArray[np.bool_] | None:
         return None
     is_yes = np.array([value == "yes" for value in read], dtype=bool)
     return np.asarray(is_yes[codes], dtype=bool)
-
-
-def _official(
-    column: pa.ChunkedArray, methods: _Methods
-) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int64]]:
-    answer, kind = official_column(column)
-    codes = np.array([methods.code(name) for name in OFFICIAL], dtype=np.int64)
-    return answer, codes[kind]
 
 
 def _per_distinct_answer(
