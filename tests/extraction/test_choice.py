@@ -10,7 +10,7 @@ from mmgauge.extraction.choice import (
     FAILURE_MARKER,
     judge_choice,
     match_choice,
-    match_many,
+    match_choices,
     random_choice,
 )
 from mmgauge.extraction.judge import Judge
@@ -90,14 +90,14 @@ def test_only_options_of_this_question_count() -> None:
     assert match_choice("The answer is C because it is so obviously right", two).method == "unresolved"
 
 
-def test_match_many_agrees_with_match_choice() -> None:
+def test_match_choices_agrees_with_match_choice() -> None:
     texts = ["A", "It is a rubber duck.", "B C", "The answer is C because", FAILURE_MARKER, "kite"]
-    rows = [list(OPTIONS.values())] * len(texts)
-    letters, methods = match_many(texts, "ABCD", rows, [4, 4, 4, 4, 4, 2])
+    two = {"A": OPTIONS["A"], "B": OPTIONS["B"]}
+    found = match_choices(texts, [OPTIONS] * 5 + [two])
     expected = [match_choice(text, OPTIONS) for text in texts[:5]]
-    assert letters[:5] == [found.answer for found in expected]
-    assert methods[:5] == [found.method for found in expected]
-    assert (letters[5], methods[5]) == (None, "unresolved")  # "kite" is option D, absent with 2 options
+    assert [f.answer for f in found[:5]] == [e.answer for e in expected]
+    assert [f.method for f in found[:5]] == [e.method for e in expected]
+    assert (found[5].answer, found[5].method) == (None, "unresolved")  # "kite" is D, not offered
 
 
 def test_judge_reads_reply_with_the_rules() -> None:

@@ -1,4 +1,5 @@
-"""The column-wise MMBench matcher gives exactly what `match_letter` gives, row by row, on awkward answers."""
+"""The column-wise MMBench matcher gives exactly what the row-by-row oracle gives, on awkward answers: on
+whole columns (`match_columns`) and on the few rows of records and judge replies (`match_rows`)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ import pyarrow as pa
 import pytest
 
 from mmgauge.extraction import choice_columns
-from mmgauge.extraction.choice import FAILURE_MARKER, METHODS, NO_OPTION, match_letter
-from mmgauge.extraction.choice_columns import NO_OPTION_CODE, OptionColumns, match_columns
+from mmgauge.extraction.choice import FAILURE_MARKER, METHODS, NO_OPTION
+from mmgauge.extraction.choice_columns import NO_OPTION_CODE, OptionColumns, match_columns, match_rows
+from oracles.choice_rows import match_letter
 
 LETTERS = ("A", "B", "C", "D", "E")
 WORDS = ["cat", "dog", "red car", "kite", "Tree", "blue sky", "None", "nan", "İstanbul", "straße", "ſun",
@@ -43,9 +45,9 @@ def _chunked(values: list[str]) -> pa.ChunkedArray:
                                                                           values[2 * cut:])])
 
 
-def test_column_matcher_agrees_with_match_letter_on_every_row() -> None:
+def _generated(rows: int) -> tuple[np.ndarray, list[list[str]], list[str]]:
+    """Offered letters (gaps included), option texts per letter, and an awkward answer per row."""
     rng = random.Random(7)
-    rows = 6000
     offered = np.zeros((rows, len(LETTERS)), dtype=bool)
     texts: list[list[str]] = [[] for _ in LETTERS]
     predictions: list[str] = []
@@ -59,15 +61,37 @@ def test_column_matcher_agrees_with_match_letter_on_every_row() -> None:
         for j, column in enumerate(texts):
             column.append(row_texts[j] if mask[j] else "")
         predictions.append(_prediction(rng, [t for t, m in zip(row_texts, mask, strict=True) if m]))
-    options = OptionColumns(LETTERS, offered, [_chunked(column) for column in texts])
-    letter, method = match_columns(_chunked(predictions), options)
-    names = [*LETTERS]
+    return offered, texts, predictions
+
+
+def _check_against_oracle(letter: np.ndarray, method: np.ndarray, offered: np.ndarray, texts: list[list[str]],
+                          predictions: list[str]) -> None:
     for r, text in enumerate(predictions):
         shown = [j for j in range(len(LETTERS)) if offered[r, j]]
         expected = match_letter(text, tuple(LETTERS[j] for j in shown), tuple(texts[j][r] for j in shown))
-        got = None if letter[r] == -1 else NO_OPTION if letter[r] == NO_OPTION_CODE else names[letter[r]]
+        got = None if letter[r] == -1 else NO_OPTION if letter[r] == NO_OPTION_CODE else LETTERS[letter[r]]
         assert (got, METHODS[method[r]]) == expected, (r, text, shown)
     assert len(set(method.tolist())) >= 5  # every rule was exercised
+
+
+def test_column_matcher_agrees_with_match_letter_on_every_row() -> None:
+    offered, texts, predictions = _generated(6000)
+    options = OptionColumns(LETTERS, offered, [_chunked(column) for column in texts])
+    letter, method = match_columns(_chunked(predictions), options)
+    _check_against_oracle(letter, method, offered, texts, predictions)
+
+
+def test_short_columns_of_records_agree_with_match_letter() -> None:
+    """The same rows read a few at a time, as records and judge replies are (no pyarrow)."""
+    offered, texts, predictions = _generated(3000)
+    rows = [list(row) for row in zip(*texts, strict=True)]
+    letter, method = np.zeros(len(predictions), dtype=np.int64), np.zeros(len(predictions), dtype=np.int64)
+    start, size = 0, 1
+    while start < len(predictions):
+        part = slice(start, start + size)
+        letter[part], method[part] = match_rows(predictions[part], LETTERS, offered[part], rows[part])
+        start, size = start + size, size % 5 + 1
+    _check_against_oracle(letter, method, offered, texts, predictions)
 
 
 ASCII_WORDS = ["cat", "Dog", "red car", "a", "A", "b c", "answer is", "x" * 40, "car", "Red", "e\x00", "\x00",

@@ -111,6 +111,12 @@ class Benchmark(ABC, Generic[OptionsT, ResultT]):
         `round` is the round the text answers, for benchmarks whose prompt differs by round.
         """
 
+    def extract_many(self, samples: Sequence[Sample], texts: Sequence[str], rounds: Sequence[int]
+                     ) -> list[Extraction]:
+        """`extract` of many answers (a batch of responses, a folder's records), for rules run on columns."""
+        return [self.extract(sample, text, round) for sample, text, round in zip(samples, texts, rounds,
+                                                                                 strict=True)]
+
     async def resolve(
         self, records: Sequence[SampleRecord], samples: dict[str, Sample], judge: Judge | None
     ) -> list[SampleRecord]:

@@ -153,7 +153,7 @@ def _mmbench_file(path: Path, judge: Judge | None, literal_options: bool) -> Sou
     outcomes = mmbench_outcomes(
         group=table.group, copy=table.copy, n_copies=read.n_copies, correct=read.correct,
         has_answer=answer != "", request_failed=np.zeros(len(answer), dtype=bool),
-        l2=read.seen.labels["l2-category"], category=read.seen.labels["category"], answer=answer,
+        l2=read.labels("l2-category"), category=read.labels("category"), answer=answer,
     )
     if len(outcomes) == 0:
         raise UserError("the file has no answer key (a test split): nothing to compare", file=str(path),

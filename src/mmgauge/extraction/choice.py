@@ -15,6 +15,8 @@ The rules, in order (they must agree exactly with the official matcher, since le
    text (lower-cased) occurs in the lower-cased answer, that option is taken ("rule-text").
 5. Otherwise the answer is unresolved: a judge may be asked (`judge_choice`), reading its reply with the same
    rules, up to 3 tries. A seeded random letter (`random_choice`) exists only behind an explicit flag.
+
+Rules 1-4 run in `choice_columns.py`, on whole columns; one answer here is a column of one row.
 """
 
 from __future__ import annotations
@@ -23,7 +25,10 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Final
 
+import numpy as np
+
 from mmgauge.core.types import Extraction
+from mmgauge.extraction.choice_columns import NO_OPTION_CODE, match_rows
 from mmgauge.extraction.choice_rules import (
     FAILURE_MARKER,
     METHODS,
@@ -31,7 +36,6 @@ from mmgauge.extraction.choice_rules import (
     RULE_LETTER,
     RULE_REGEX,
     RULE_TEXT,
-    match_letter,
 )
 from mmgauge.extraction.methods import FAILURE, JUDGE, JUDGE_FAILED, RANDOM, UNRESOLVED
 
@@ -40,34 +44,34 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FAILURE_MARKER", "JUDGE_TRIES", "METHODS", "NO_OPTION", "RULE_LETTER", "RULE_REGEX", "RULE_TEXT",
-    "judge_choice", "judge_prompt", "match_choice", "match_letter", "match_many", "random_choice",
+    "judge_choice", "judge_prompt", "match_choice", "match_choices", "random_choice",
 ]
 
 JUDGE_TRIES: Final = 3
 
 
+_DETAIL: Final = {
+    FAILURE: "the answer holds the failure marker of a failed request",
+    UNRESOLVED: "no rule decided (no lone option letter at the end, no 'answer is X', no option text)",
+}
+
+
 def match_choice(text: str, options: Mapping[str, str]) -> Extraction:
     """The official rules over one answer, as an `Extraction` that names the deciding rule."""
-    letter, method = match_letter(text, list(options), list(options.values()))
-    detail = {
-        FAILURE: "the answer holds the failure marker of a failed request",
-        UNRESOLVED: "no rule decided (no lone option letter at the end, no 'answer is X', no option text)",
-    }.get(method)
-    return Extraction(answer=letter, method=method, detail=detail)
+    return match_choices([text], [options])[0]
 
 
-def match_many(
-    texts: Sequence[str], letters: Sequence[str], option_rows: Sequence[Sequence[str]], counts: Sequence[int]
-) -> tuple[list[str | None], list[str]]:
-    """Rules over many answers: row i has options `letters[:counts[i]]` with texts `option_rows[i]`."""
-    prefixes = [tuple(letters[:n]) for n in range(len(letters) + 1)]
-    answers: list[str | None] = []
-    methods: list[str] = []
-    for text, row, n in zip(texts, option_rows, counts, strict=True):
-        letter, method = match_letter(text, prefixes[n], row[:n])
-        answers.append(letter)
-        methods.append(method)
-    return answers, methods
+def match_choices(texts: Sequence[str], options: Sequence[Mapping[str, str]]) -> list[Extraction]:
+    """`match_choice` of many answers, answer i offering `options[i]`, read as one column."""
+    letters = tuple(sorted({letter for offered in options for letter in offered}))
+    offered = np.array([[letter in row for letter in letters] for row in options], dtype=bool)
+    rows = [[row.get(letter, "") for letter in letters] for row in options]
+    codes, methods = match_rows(texts, letters, offered.reshape(len(options), len(letters)), rows)
+    found: list[Extraction] = []
+    for code, number in zip(codes.tolist(), methods.tolist(), strict=True):
+        letter = None if code < 0 else NO_OPTION if code == NO_OPTION_CODE else letters[code]
+        found.append(Extraction(answer=letter, method=METHODS[number], detail=_DETAIL.get(METHODS[number])))
+    return found
 
 
 def judge_prompt(question: str, options: Mapping[str, str], answer: str, attempt: int = 0) -> str:
@@ -110,10 +114,10 @@ async def judge_choice(
         except JudgeUnavailable as error:
             problems.append(f"try {attempt + 1}: judge unavailable ({error})")
             continue
-        letter, method = match_letter(reply.strip(), list(options), list(options.values()))
-        if letter is not None:
-            detail = f"try {attempt + 1}, reply read by {method}"
-            return Extraction(answer=letter, method=JUDGE, judge_reply=reply, detail=detail)
+        read = match_choice(reply.strip(), options)
+        if read.answer is not None:
+            detail = f"try {attempt + 1}, reply read by {read.method}"
+            return Extraction(answer=read.answer, method=JUDGE, judge_reply=reply, detail=detail)
         problems.append(f"try {attempt + 1}: reply not readable")
     method = JUDGE_FAILED if reply is None else UNRESOLVED
     return Extraction(answer=None, method=method, judge_reply=reply, detail="; ".join(problems))

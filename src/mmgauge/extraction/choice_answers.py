@@ -1,4 +1,4 @@
-"""What rules 1-3 of the official MMBench matcher (`choice_rules.match_letter`) see in an answer, found once
+"""What rules 1-3 of the official MMBench matcher (`choice_columns`) see in an answer, found once
 per distinct answer text rather than once per row.
 
 Rules 1-3 depend on the answer's text and on which letters the row offers. For each distinct text this module
@@ -15,12 +15,13 @@ few integer operations on its offered letters:
 
 Plain ASCII texts (printable characters, tab, CR, LF) are read with numpy over their bytes (`_Tokens`, where a
 character is a byte and Python's white space is the bytes space, tab, CR and LF) and with RE2, whose
-`(?:[^A-Za-z]|$)` after the letter accepts exactly what Python's `(?![A-Za-z])` does; any other text is read
-in Python with the reference tokenizer and regex, so the facts are the reference's for every text.
+`(?:[^A-Za-z]|$)` after the letter accepts exactly what Python's `(?![A-Za-z])` does; any other text, and the
+few texts of a record (`python_facts`), are read in Python with the rules' own tokenizer and regex.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
@@ -68,11 +69,7 @@ class AnswerFacts:
 
 def answer_facts(texts: pa.Array, letters: tuple[str, ...]) -> AnswerFacts:
     """The facts of each text of `texts` (one contiguous array, no nulls) for option letters `letters`."""
-    if len(letters) > MAX_LETTERS or NO_OPTION in letters or any(len(letter) != 1 for letter in letters):
-        raise ValueError(f"option letters must be at most {MAX_LETTERS} single letters other than Z")
-    count = len(texts)
-    facts = AnswerFacts(contains(texts, FAILURE_MARKER), np.zeros(count, dtype=np.uint16),
-                        np.zeros(count, dtype=np.uint16), np.full(count, -1, dtype=np.int64))
+    facts = _empty(contains(texts, FAILURE_MARKER), letters)
     offsets, data = string_buffers(texts)
     plain = rows_with_only(offsets, data, _PLAIN) & ~facts.failed
     _Tokens(offsets, data).read(plain, letters, facts)
@@ -81,6 +78,24 @@ def answer_facts(texts: pa.Array, letters: tuple[str, ...]) -> AnswerFacts:
     for row, text in zip(other.tolist(), take(texts, other).to_pylist(), strict=True):
         _python_facts(row, text, letters, facts)
     return facts
+
+
+def python_facts(texts: Sequence[str], letters: tuple[str, ...]) -> AnswerFacts:
+    """`answer_facts` of a few texts given as Python strings, all read in Python (no pyarrow): a record's
+    answer, or a judge's reply."""
+    facts = _empty(np.array([FAILURE_MARKER in text for text in texts], dtype=bool), letters)
+    for row, text in enumerate(texts):
+        if not facts.failed[row]:
+            _python_facts(row, text, letters, facts)
+    return facts
+
+
+def _empty(failed: BoolArray, letters: tuple[str, ...]) -> AnswerFacts:
+    if len(letters) > MAX_LETTERS or NO_OPTION in letters or any(len(letter) != 1 for letter in letters):
+        raise ValueError(f"option letters must be at most {MAX_LETTERS} single letters other than Z")
+    count = len(failed)
+    return AnswerFacts(failed, np.zeros(count, dtype=np.uint16), np.zeros(count, dtype=np.uint16),
+                       np.full(count, -1, dtype=np.int64))
 
 
 def rows_with_only(offsets: IntArray, data: npt.NDArray[np.uint8], allowed: BoolArray) -> BoolArray:
@@ -92,7 +107,7 @@ def rows_with_only(offsets: IntArray, data: npt.NDArray[np.uint8], allowed: Bool
 
 
 def _python_facts(row: int, text: str, letters: tuple[str, ...], facts: AnswerFacts) -> None:
-    """The facts of one text, read as `match_letter` reads it."""
+    """The facts of one text, read in Python: its tokens and the first "answer is X"."""
     tokens = text.translate(SEPARATORS).split()
     present = set(tokens)
     present_bits = late_bits = 0

@@ -1,17 +1,22 @@
-"""The official MMBench matcher (`choice.match_letter`, rules 1-4) over whole columns, for prediction files of
-a million rows: the same rules, the same letters and methods (a test holds it to `match_letter` row by row).
+"""The official MMBench matcher (rules 1-4, described in `choice.py`): the one implementation, on columns.
+A prediction file of a million rows is one call; a batch of records, or a judge's reply, a short column
+(`match_rows`, through `choice.match_choices`). Tests hold it to a plain row-by-row copy of the rules
+(`tests/oracles/choice_rows.py`).
 
 - Rules 1-3 depend on the answer's text and the row's offered letters: what the text alone decides is found
-  once per distinct answer (`choice_answers.answer_facts`), and each row is decided from those facts and its
-  offered letters as bit masks, with a few integer operations over the whole column.
+  once per distinct answer (`choice_answers`: a byte scan of large columns, Python for the rest and for a few
+  rows), and each row is decided from those facts and its offered letters as bit masks, with a few integer
+  operations over the whole column (`_decide`).
 - Rule 4 (an option's text inside the answer) compares each row with its own options. Where the answer and
   the row's offered options are ASCII without NUL bytes, lower case is ASCII's and containment is a byte
   search, done row by row in numpy (`np.char.find`) on fixed-width byte arrays, in batches of bounded size.
-  Other rows (non-ASCII text, whose lower case is Unicode's) go through `match_letter` itself.
+  Other rows (non-ASCII text, whose lower case is Unicode's), and the rows of `match_rows`, are compared in
+  Python (`_rule_4_python`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
@@ -26,15 +31,8 @@ from mmgauge.datasources.arrow_numpy import (
     string_buffers,
     take,
 )
-from mmgauge.extraction.choice_answers import Z_BIT, answer_facts, rows_with_only
-from mmgauge.extraction.choice_rules import (
-    METHODS,
-    NO_OPTION,
-    RULE_LETTER,
-    RULE_REGEX,
-    RULE_TEXT,
-    match_letter,
-)
+from mmgauge.extraction.choice_answers import Z_BIT, AnswerFacts, answer_facts, python_facts, rows_with_only
+from mmgauge.extraction.choice_rules import METHODS, RULE_LETTER, RULE_REGEX, RULE_TEXT
 from mmgauge.extraction.methods import FAILURE, UNRESOLVED
 
 if TYPE_CHECKING:
@@ -70,30 +68,50 @@ class OptionColumns:
 
 
 def match_columns(predictions: Column, options: OptionColumns) -> tuple[IntArray, IntArray]:
-    """Rules 1-4 over every answer: (letter code, method code) per row, as `match_letter` gives them."""
+    """Rules 1-4 over every answer: (letter code, method code) per row."""
     texts, codes = encode(predictions)
     return match_codes(texts, codes, options)
 
 
 def match_codes(texts: pa.Array, codes: IntArray, options: OptionColumns) -> tuple[IntArray, IntArray]:
     """`match_columns` of the answers `texts[codes]` (each distinct text once in `texts`)."""
-    facts = answer_facts(texts, options.letters)
-    offered = _bits(options.offered)
+    letter, method = _decide(answer_facts(texts, options.letters), codes, options.offered)
+    undecided = method == CODE[UNRESOLVED]
+    _rule_4(texts, codes, np.flatnonzero(undecided), options, letter, method)
+    return letter, method
+
+
+def match_rows(texts: Sequence[str], letters: tuple[str, ...], offered: BoolArray,
+               option_rows: Sequence[Sequence[str]]) -> tuple[IntArray, IntArray]:
+    """`match_columns` of a few rows given as Python strings (no pyarrow): row r offers `letters[j]` where
+    `offered[r, j]`, with text `option_rows[r][j]`."""
+    first_seen: dict[str, int] = {}
+    codes = np.array([first_seen.setdefault(text, len(first_seen)) for text in texts], dtype=np.int64)
+    letter, method = _decide(python_facts(list(first_seen), letters), codes, offered)
+    rows = np.flatnonzero(method == CODE[UNRESOLVED])
+    listed = rows.tolist()
+    _rule_4_python([texts[r] for r in listed], [option_rows[r] for r in listed], offered[rows], rows, letter,
+                   method)
+    return letter, method
+
+
+def _decide(facts: AnswerFacts, codes: IntArray, offered: BoolArray) -> tuple[IntArray, IntArray]:
+    """Rules 1-3 of every row from its answer's facts (`facts` row `codes[r]`) and its offered letters:
+    (letter code, method code), the method `UNRESOLVED` where rule 4 is left to decide."""
+    bits = _bits(offered)
     failed = facts.failed[codes]
     present = facts.present[codes]
-    found = present & offered
+    found = present & bits
     count = _BIT_COUNT[found]
     single = (count == 1) & ((facts.late[codes] & found) != 0) & ~failed
     lone_z = (count == 0) & ((present & Z_BIT) != 0) & ~failed
     regex = facts.regex[codes]
     named = ~(failed | single | lone_z) & (regex >= 0) & (
-        ((offered >> np.maximum(regex, 0).astype(np.uint16)) & 1) == 1)
+        ((bits >> np.maximum(regex, 0).astype(np.uint16)) & 1) == 1)
     letter = np.where(single, _LOWEST_BIT[found],
                       np.where(lone_z, NO_OPTION_CODE, np.where(named, regex, -1)))
     method = np.where(failed, CODE[FAILURE], np.where(
         single | lone_z, CODE[RULE_LETTER], np.where(named, CODE[RULE_REGEX], CODE[UNRESOLVED])))
-    undecided = method == CODE[UNRESOLVED]
-    _rule_4(texts, codes, np.flatnonzero(undecided), options, letter, method)
     return letter, method
 
 
@@ -103,11 +121,6 @@ def _bits(offered: BoolArray) -> npt.NDArray[np.uint16]:
     for j in range(offered.shape[1]):
         bits |= offered[:, j].astype(np.uint16) << np.uint16(j)
     return bits
-
-
-def _letter_codes(values: list[str | None], letters: tuple[str, ...]) -> IntArray:
-    code = {letter: i for i, letter in enumerate(letters)} | {NO_OPTION: NO_OPTION_CODE}
-    return np.array([code.get(value, -1) if value is not None else -1 for value in values], dtype=np.int64)
 
 
 @dataclass(frozen=True)
@@ -150,8 +163,9 @@ def _rule_4(texts: pa.Array, codes: IntArray, rows: IntArray, options: OptionCol
     letter[rows[one]] = named_letter[named == 1]
     method[rows[one]] = CODE[RULE_TEXT]
     by_python = np.flatnonzero(near & ~simple)
-    _by_match_letter(take(texts, codes[rows[by_python]]), [take(needle, by_python) for needle in needles],
-                     offered[by_python], options.letters, rows[by_python], letter, method)
+    columns = [take(needle, by_python).to_pylist() for needle in needles]
+    _rule_4_python(take(texts, codes[rows[by_python]]).to_pylist(), list(zip(*columns, strict=True)),
+                   offered[by_python], rows[by_python], letter, method)
 
 
 def _contained(texts: pa.Array, text_size: IntArray, text_codes: IntArray, needles: list[Column],
@@ -191,16 +205,16 @@ def _contained(texts: pa.Array, text_size: IntArray, text_codes: IntArray, needl
     return named, named_letter
 
 
-def _by_match_letter(texts: Column, needles: list[Column], offered: BoolArray, letters: tuple[str, ...],
-                     rows: IntArray, letter: IntArray, method: IntArray) -> None:
-    """Rows `match_letter` reads itself (rule 4 of answers or options that are not plain ASCII)."""
-    columns = [needle.to_pylist() for needle in needles]
-    shown_rows = offered.tolist()
-    found: list[str | None] = []
-    for i, text in enumerate(texts.to_pylist()):
-        shown = [j for j, given in enumerate(shown_rows[i]) if given]
-        row_letter, row_method = match_letter(text, tuple(letters[j] for j in shown),
-                                              tuple(columns[j][i] for j in shown))
-        found.append(row_letter)
-        method[rows[i]] = CODE[row_method]
-    letter[rows] = _letter_codes(found, letters)
+def _rule_4_python(texts: list[str], option_rows: Sequence[Sequence[str]], offered: BoolArray, rows: IntArray,
+                   letter: IntArray, method: IntArray) -> None:
+    """Rule 4 with Python's lower case: row `rows[i]` reads `texts[i]`, options `option_rows[i][j]` where
+    `offered[i, j]`."""
+    for i, (text, options, shown) in enumerate(zip(texts, option_rows, offered.tolist(), strict=True)):
+        given = [j for j, on in enumerate(shown) if on]
+        if len(text) > 2 * sum(len(options[j]) for j in given):
+            continue
+        lowered = text.lower()
+        named = [j for j in given if options[j].lower() in lowered]
+        if len(named) == 1:
+            letter[rows[i]] = named[0]
+            method[rows[i]] = CODE[RULE_TEXT]

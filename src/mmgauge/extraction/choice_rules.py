@@ -1,10 +1,9 @@
-"""The official MMBench matcher's rules 1-4 (`match_letter`), with no dependency: the rules themselves are
-described in `choice.py`, which adds the `Extraction` form, the judge and the seeded random letter."""
+"""The names and patterns of the official MMBench matcher, with no dependency: the rules are described in
+`choice.py` and run in `choice_columns.py`."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Final
 
 from mmgauge.extraction.methods import FAILURE, JUDGE, RANDOM, UNRESOLVED
@@ -25,31 +24,3 @@ SEPARATORS: Final = str.maketrans(dict.fromkeys(".()[],:;!*#{}", " "))
 #: Rule 3: "answer is X", any case.
 ANSWER_IS: Final = re.compile(r"(?i:answer is)\s+\**([A-D])\**(?![A-Za-z])")
 
-
-def match_letter(text: str, letters: Sequence[str], texts: Sequence[str]) -> tuple[str | None, str]:
-    """Rules 1-4 over one answer; `letters[i]` labels option text `texts[i]`. Returns (letter, method).
-
-    This is the hot loop of scoring 100,000-row files, so it works on plain sequences and does no allocation
-    beyond the token list.
-    """
-    if len(text) == 1 and text in letters:  # the common bare-letter answer; rule 2 gives the same result
-        return text, RULE_LETTER
-    if FAILURE_MARKER in text:
-        return None, FAILURE
-    tokens = text.translate(SEPARATORS).split()
-    present = set(tokens)
-    found = [letter for letter in letters if letter in present]
-    if len(found) == 1:
-        if tokens.index(found[0]) >= len(tokens) - 4:
-            return found[0], RULE_LETTER
-    elif not found and NO_OPTION in present:
-        return NO_OPTION, RULE_LETTER
-    hit = ANSWER_IS.search(text)
-    if hit is not None and hit.group(1) in letters:
-        return hit.group(1), RULE_REGEX
-    if len(text) <= 2 * sum(len(option) for option in texts):
-        lowered = text.lower()
-        named = [letter for letter, option in zip(letters, texts, strict=True) if option.lower() in lowered]
-        if len(named) == 1:
-            return named[0], RULE_TEXT
-    return None, UNRESOLVED

@@ -14,26 +14,20 @@ resolve.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from mmgauge.core.types import Extraction
 from mmgauge.extraction.parser_names import PARSERS as PARSERS
 from mmgauge.extraction.parser_names import ParserName as ParserName
+from mmgauge.extraction.yesno_columns import ANSWERS, OFFICIAL, official_texts
 
 # Letters only: digits, underscores and punctuation separate words ("no." and "yes," are words).
 _WORD = re.compile(r"[^\W\d_]+")
 
 
 def parse_official(text: str) -> Extraction:
-    """The MME tool's rule, character for character (see the module docstring)."""
-    lowered = text.lower()
-    if lowered in ("yes", "no"):
-        return Extraction(answer=lowered, method="official-exact")
-    prefix = lowered[:4]
-    if "yes" in prefix:
-        return Extraction(answer="yes", method="official-prefix")
-    if "no" in prefix:
-        return Extraction(answer="no", method="official-prefix")
-    return Extraction(answer=None, method="official-other")
+    """The MME tool's rule, character for character (see the module docstring; it runs in `yesno_columns`)."""
+    return parse_yes_no_many([text], "official")[0]
 
 
 def parse_words(text: str) -> Extraction:
@@ -50,8 +44,14 @@ def parse_words(text: str) -> Extraction:
 
 
 def parse_yes_no(text: str, parser: str) -> Extraction:
+    return parse_yes_no_many([text], parser)[0]
+
+
+def parse_yes_no_many(texts: Sequence[str], parser: str) -> list[Extraction]:
     if parser == "official":
-        return parse_official(text)
+        answers, methods = official_texts(texts)
+        return [Extraction(answer=ANSWERS[answer], method=OFFICIAL[method])
+                for answer, method in zip(answers.tolist(), methods.tolist(), strict=True)]
     if parser == "words":
-        return parse_words(text)
+        return [parse_words(text) for text in texts]
     raise ValueError(f"unknown yes/no parser '{parser}'; known: {', '.join(PARSERS)}")

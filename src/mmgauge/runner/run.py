@@ -63,6 +63,10 @@ class BenchmarkRun:
         return self.dataset.samples if self.selected is None else self.selected
 
 
+#: The answer the rules read in a response (None for a failed request), and whether it is right.
+ReadAnswer = tuple[Extraction | None, bool | None]
+
+
 @dataclass
 class _Work:
     bench: AnyBenchmark
@@ -159,13 +163,10 @@ class Runner:
                 todo.append(_Work(bench, sample, round, request, fingerprint))
                 self.images.prepare(sample.images)
         hits = self.cache.get_many([work.fingerprint for work in todo]) if self.cache is not None else {}
-        for work in todo:
-            hit = hits.get(work.fingerprint)
-            if hit is not None:
-                counts.cache_hits += 1
-                self._finish(work, hit, log, existing)
-            else:
-                plan.pending.append(work)
+        found = [(work, hits[work.fingerprint]) for work in todo if work.fingerprint in hits]
+        plan.pending.extend(work for work in todo if work.fingerprint not in hits)
+        counts.cache_hits += len(found)
+        self._finish_all([work for work, _ in found], [hit for _, hit in found], log, existing)
 
     async def _dispatch(self, plan: _Plan, log: RunLog, existing: dict[Key, SampleRecord]) -> None:
         size = max(1, self.backend.batch_size)
@@ -173,27 +174,40 @@ class Runner:
         batches = [pending[i : i + size] for i in range(0, len(pending), size)]
 
         def deliver(number: int, responses: list[ModelResponse]) -> None:
-            for work, response in zip(batches[number], responses, strict=True):
+            works = batches[number]
+            for work, response in zip(works, responses, strict=True):
                 plan.counts[work.bench.name].requested += 1
                 if response.ok and self.cache is not None:
                     self.cache.put(work.fingerprint, response, self._model_fingerprint)
-                self._finish(work, response, log, existing)
-                self.progress.advance(failed=not response.ok)
+            self._finish_all(works, responses, log, existing, advance=True)
 
         # Cache commits go to a writer thread meanwhile: each would stall the loop sending requests.
         with self.cache.writing_behind() if self.cache is not None else contextlib.nullcontext():
             await self.executor.execute([[work.request for work in batch] for batch in batches], deliver)
 
-    def _finish(
-        self, work: _Work, response: ModelResponse, log: RunLog, existing: dict[Key, SampleRecord]
-    ) -> None:
+    def _finish_all(self, works: list[_Work], responses: list[ModelResponse], log: RunLog,
+                    existing: dict[Key, SampleRecord], *, advance: bool = False) -> None:
+        """Record each response with its answer; each benchmark's answers are read in one call."""
+        answers: list[ReadAnswer] = [(None, None)] * len(works)
+        for bench in {work.bench: None for work in works}:
+            rows = [i for i, work in enumerate(works) if work.bench is bench]
+            texts = [responses[i].text if responses[i].ok else None for i in rows]
+            read = answers_of(bench, [works[i].sample for i in rows], texts, [works[i].round for i in rows],
+                              keep_reasoning=self.keep_reasoning)
+            for i, answer in zip(rows, read, strict=True):
+                answers[i] = answer
+        for work, response, answer in zip(works, responses, answers, strict=True):
+            self._finish(work, response, answer, log, existing)
+            if advance:
+                self.progress.advance(failed=not response.ok)
+
+    def _finish(self, work: _Work, response: ModelResponse, answer: ReadAnswer, log: RunLog,
+                existing: dict[Key, SampleRecord]) -> None:
         sample = work.sample
-        text = response.text if response.ok else None
-        if text is None:
+        if not response.ok:
             # Kept in the record too; the log puts the failures of a long run in one place, in order.
             logger.debug("%s %s round %d failed: %s", work.bench.name, sample.id, work.round, response.error)
-        extraction, correct = answer_of(work.bench, sample, text, work.round,
-                                        keep_reasoning=self.keep_reasoning)
+        extraction, correct = answer
         # Validated: pydantic-core takes the models made here as they are (no copies), and is twice as fast as
         # model_construct's Python loop over the fields (one record per answer, on the event loop that is
         # sending the next requests).
@@ -234,6 +248,7 @@ class Runner:
             bench, samples = run.benchmark, run.dataset.samples
             by_id = {sample.id: sample for sample in samples}
             records: list[SampleRecord] = []
+            stored: list[tuple[int, Sample]] = []  # records to read again, and their samples
             stale = 0
             for sample in samples:
                 for round in range(bench.options.rounds):
@@ -245,9 +260,13 @@ class Runner:
                         stale += 1  # made with another model, prompt or data: never scored
                         continue
                     if key not in self._fresh:
-                        record = read_answer(bench, sample, self._with_images(record, sample),
-                                             keep_reasoning=self.keep_reasoning)
+                        stored.append((len(records), sample))
+                        record = self._with_images(record, sample)
                     records.append(record)
+            again = read_answers(bench, [sample for _, sample in stored], [records[i] for i, _ in stored],
+                                 keep_reasoning=self.keep_reasoning)
+            for (i, _), record in zip(stored, again, strict=True):
+                records[i] = record
             entry, final = await score_benchmark(
                 run, records, by_id, self.judge, self.progress, plan.counts[bench.name], self.folder, stale
             )
@@ -315,35 +334,46 @@ def caveat_labels(manifest: RunManifest) -> list[str]:
     return labels + (["baseline"] if manifest.backend.get("caveat") else [])
 
 
-def answer_of(
-    bench: AnyBenchmark, sample: Sample, text: str | None, round: int, *, keep_reasoning: bool = False
-) -> tuple[Extraction | None, bool | None]:
-    """The answer the benchmark's rules read in `text` (None for a failed request) and whether it is right."""
-    if text is None:
-        return None, None
-    answer, removed = (text, False) if keep_reasoning else strip_reasoning(text)
-    extraction = bench.extract(sample, answer, round)
-    if removed:
-        extraction = extraction.model_copy(update={"reasoning_removed": True})
-    if sample.answer is None:
-        return extraction, None
-    return extraction, extraction.answer is not None and extraction.answer == sample.answer
+def answers_of(
+    bench: AnyBenchmark, samples: list[Sample], texts: list[str | None], rounds: list[int], *,
+    keep_reasoning: bool = False,
+) -> list[ReadAnswer]:
+    """The answer the benchmark's rules read in each text (None for a failed request) and whether it is right;
+    the rules read all the texts in one call (`Benchmark.extract_many`)."""
+    read = [i for i, text in enumerate(texts) if text is not None]
+    stripped = [(texts[i] or "", False) if keep_reasoning else strip_reasoning(texts[i] or "") for i in read]
+    found = bench.extract_many([samples[i] for i in read], [text for text, _ in stripped],
+                               [rounds[i] for i in read])
+    answers: list[ReadAnswer] = [(None, None)] * len(texts)
+    for i, (_, removed), extraction in zip(read, stripped, found, strict=True):
+        if removed:
+            extraction = extraction.model_copy(update={"reasoning_removed": True})
+        answer = samples[i].answer
+        answers[i] = (extraction, None if answer is None else
+                      extraction.answer is not None and extraction.answer == answer)
+    return answers
 
 
-def read_answer(
-    bench: AnyBenchmark, sample: Sample, record: SampleRecord, *, keep_reasoning: bool = False
-) -> SampleRecord:
-    """`record` with its answer read from the raw text by the benchmark's rules, correctness from the data.
+def read_answers(
+    bench: AnyBenchmark, samples: list[Sample], records: list[SampleRecord], *, keep_reasoning: bool = False
+) -> list[SampleRecord]:
+    """`records` with their answers read again from the raw text by the benchmark's rules, correctness from
+    the data.
 
     Whatever extraction, verdict and sample fields were stored are ignored: they are recomputed from what the
     model said and from the dataset. A reasoning model's closed thinking block is removed before the rules
     read the text (unless `keep_reasoning`); the extraction says so, and the record keeps the raw text.
     """
-    text = record.response.text if record.response.ok else None
-    extraction, correct = answer_of(bench, sample, text, record.round, keep_reasoning=keep_reasoning)
-    metadata = bench.record_metadata(sample)
-    if (extraction == record.extraction and correct == record.correct and record.target == sample.answer
-            and metadata == record.metadata):
-        return record
-    update = {"extraction": extraction, "correct": correct, "target": sample.answer, "metadata": metadata}
-    return record.model_copy(update=update)
+    texts = [record.response.text if record.response.ok else None for record in records]
+    answers = answers_of(bench, samples, texts, [record.round for record in records],
+                         keep_reasoning=keep_reasoning)
+    out: list[SampleRecord] = []
+    for sample, record, (extraction, correct) in zip(samples, records, answers, strict=True):
+        metadata = bench.record_metadata(sample)
+        if (extraction == record.extraction and correct == record.correct and record.target == sample.answer
+                and metadata == record.metadata):
+            out.append(record)
+            continue
+        update = {"extraction": extraction, "correct": correct, "target": sample.answer, "metadata": metadata}
+        out.append(record.model_copy(update=update))
+    return out

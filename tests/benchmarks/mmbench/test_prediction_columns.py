@@ -1,4 +1,5 @@
-"""The column-wise scorer of TSV prediction files gives exactly the reference path's result, every field."""
+"""Scoring a predictions file gives exactly the row-by-row oracle's result, every field, whichever reader
+read it: the TSV column reader, or `tsv.load_table` (any file, and the files the column reader leaves)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from mmgauge.benchmarks.mmbench.prediction_columns import score_prediction_colum
 from mmgauge.benchmarks.mmbench.predictions import load_predictions, score_prediction_file, score_predictions
 from mmgauge.core.errors import UserError
 from mmgauge.extraction.choice import FAILURE_MARKER
+from oracles.mmbench_rows import score_rows
 
 WORDS = ["red", "blue", "cat", "dog", "kite", "None", "NA", "null", "tree", "boat", "İstanbul", "猫"]
 ASCII_WORDS = [word for word in WORDS if word.isascii()] + ["Red Car", "a", "b c", "answer is"]
@@ -83,15 +85,16 @@ def reference(path: Path, literal: bool) -> dict[str, object]:
 @pytest.mark.parametrize(
     ("seed", "g_index", "category"), [(1, False, True), (2, True, True), (3, True, False)],
     ids=["plain", "g_index", "no-category"])
-def test_column_scorer_gives_the_reference_result(
+def test_both_readers_score_as_the_row_by_row_oracle(
     tmp_path: Path, literal: bool, seed: int, g_index: bool, category: bool
 ) -> None:
     path = tmp_path / "predictions.tsv"
     write_predictions(path, seed, g_index=g_index, category=category)
     fast = score_prediction_columns(path, literal_options=literal, seed=0)
     assert fast is not None
-    expected = reference(path, literal)
+    expected = score_rows(load_predictions(path, vlmevalkit_groups=True), literal=literal).model_dump()
     assert fast.model_dump() == expected
+    assert reference(path, literal) == expected
     assert expected["failed"] and expected["unresolved"] and expected["short_groups"]  # the cases were there
     assert expected["na_text_questions"] and expected["unanswered_groups"]
 

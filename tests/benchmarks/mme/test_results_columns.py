@@ -53,6 +53,24 @@ def test_an_irregular_folder_is_read_line_by_line(tmp_path: Path) -> None:
         score_source(folder)
 
 
+def test_a_folder_the_line_reader_reads_is_scored_column_wise(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A byte-order mark, CR line ends and empty lines at the end are no error: the files are read again as
+    the line reader splits them, and scored column-wise as the line reading scores them."""
+    from mmgauge.benchmarks.mme import answers
+
+    folder = tmp_path / "results"
+    write_folder(folder, 3, 14)
+    ocr, count = folder / "OCR.txt", folder / "count.txt"
+    lines = ocr.read_bytes().replace(b"\r\n", b"\n")
+    ocr.write_bytes(b"\xef\xbb\xbf" + lines.replace(b"\n", b"\r") + b"\n\n")
+    count.write_bytes(count.read_bytes() + b"\n\n")
+    assert read_results_columns(results_files(folder), "official") is None
+    monkeypatch.setattr(answers, "columns_of", None)  # never the line reader's items
+    expected = score_mme(read_results_folder(folder, "official"), parser="official")
+    assert score_source(folder).model_dump() == expected.model_dump()
+
+
 def test_method_numbers_do_not_depend_on_which_file_is_read_first(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     import time
@@ -67,10 +85,10 @@ def test_method_numbers_do_not_depend_on_which_file_is_read_first(tmp_path: Path
         path.write_text("".join(f"{line}\t{answer}\n" for line in lines), encoding="utf-8")
     read_file = results_columns._read_file
 
-    def first_file_last(path: Path, parser: str, methods: object) -> object:
+    def first_file_last(path: Path, parser: str, methods: object, as_lines: bool) -> object:
         if path == files[0][0]:
             time.sleep(0.3)  # the file that names the first method finishes after the others
-        return read_file(path, parser, methods)  # type: ignore[arg-type]
+        return read_file(path, parser, methods, as_lines)  # type: ignore[arg-type]
 
     monkeypatch.setattr(results_columns, "_read_file", first_file_last)
     forward = read_results_columns(files, "words")

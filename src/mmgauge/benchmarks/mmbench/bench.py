@@ -31,7 +31,7 @@ from mmgauge.benchmarks.presets import VLMEVALKIT, PresetTable, PromptFields
 from mmgauge.core.baselines import PERCENT, Numbers
 from mmgauge.core.types import Extraction, Message, Sample, SampleRecord
 from mmgauge.datasources.tables import fingerprint_files, is_table_source, table_files
-from mmgauge.extraction.choice import match_choice
+from mmgauge.extraction.choice import match_choice, match_choices
 from mmgauge.extraction.judge import Judge
 from mmgauge.extraction.methods import FAILURE, JUDGE
 from mmgauge.extraction.reasoning import text_read
@@ -115,6 +115,10 @@ class MMBenchBenchmark(Benchmark[MMBenchOptions, MMBenchResult]):
 
     def extract(self, sample: Sample, text: str, round: int = 0) -> Extraction:
         return match_choice(text, sample.options)
+
+    def extract_many(self, samples: Sequence[Sample], texts: Sequence[str], rounds: Sequence[int]
+                     ) -> list[Extraction]:
+        return match_choices(texts, [sample.options for sample in samples])
 
     async def resolve(
         self, records: Sequence[SampleRecord], samples: dict[str, Sample], judge: Judge | None

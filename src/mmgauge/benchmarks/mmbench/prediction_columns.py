@@ -1,11 +1,12 @@
-"""Scoring a TSV predictions file column-wise, with no judge: what `predictions.score_prediction_file`
-computes, with the table kept in pyarrow (no Python string per cell) and the matcher run on whole columns.
+"""Scoring an MMBench predictions file: the one implementation (`score_read`), on columns, whichever reader
+read the file: a TSV straight into pyarrow columns here (no Python string per cell), or any file through
+`tsv.load_table` (`predictions.predictions_of`), the reader that names the row and column of a problem.
 
-The checks are those of `tsv.parse_table` and `circular.base_positions`, done on columns. This path only
+The TSV reader here makes the checks of `tsv.parse_table` and `circular.base_positions` on columns, and only
 says yes or no: at the first problem (or a file it does not read, such as a spreadsheet),
-`score_prediction_columns` returns None and the caller reads the file with `tsv.load_table`, which names the
-row and column of the problem. Cells are read as the reference reader reads them (the same pyarrow CSV
-options), and each step mirrors a reference step, named in its comment.
+`score_prediction_columns` returns None and the caller reads the file with `tsv.load_table`, which says what
+is wrong, or reads what this reader leaves to it. Cells are read as `tsv.load_table` reads them (the same
+pyarrow CSV options), and each step mirrors one of its steps, named in its comment.
 
 Only the columns scoring reads are parsed. That is safe where the file is ASCII (the reference reader would
 reject invalid UTF-8 in any column it reads, and ASCII is valid UTF-8); and where the file holds no quote
@@ -60,17 +61,26 @@ _SCORED: Final = ("index", "answer", "g_index", "prediction", *LABEL_COLUMNS)
 
 
 @dataclass
-class _Table:
-    """The parsed columns `tsv.parse_table` would give, as arrays (options stay in pyarrow)."""
+class Predictions:
+    """A predictions file's columns as scoring reads them, from either reader (options stay in pyarrow)."""
 
-    columns: dict[str, Column]
+    source: str
     letters: tuple[str, ...]
     options: list[Column]
     given: list[BoolArray]  # per letter: a non-empty option other than "nan"
     missing: list[BoolArray]  # per letter: an option pandas reads as missing ("", "None", "NA", ...)
+    prediction: Column
     answer: IntArray  # the answer's option index, -1 where there is none (a test split)
     group: IntArray
     copy: IntArray
+    labels: dict[str, Column | None]  # LABEL_COLUMNS; None where the file has no such column
+
+    def offered(self, literal: bool) -> list[BoolArray]:
+        """Per letter, the rows offering it: with `literal` every given option, else as VLMEvalKit reads the
+        file (an option pandas reads as missing is none)."""
+        if literal:
+            return self.given
+        return [given & ~missing for given, missing in zip(self.given, self.missing, strict=True)]
 
 
 @dataclass(frozen=True)
@@ -92,33 +102,45 @@ class _Labels:
 
 
 def score_prediction_columns(path: Path, *, literal_options: bool, seed: int) -> MMBenchResult | None:
-    """The VLMEvalKit-form score of a TSV predictions file, or None when the reference path must read it."""
+    """The VLMEvalKit-form score of a TSV predictions file, or None when `tsv.load_table` must read it."""
     read = _read(path)
-    table = None if read is None else _parse(*read)
+    table = None if read is None else _parse(str(path), *read)
     if table is None:
         return None
     _, group_code, group_size = group_codes(table.group)
     if not _first_copies_ok(group_code, table.copy, len(group_size)):
         return None
-    offered = table.given if literal_options else [
-        given & ~missing for given, missing in zip(table.given, table.missing, strict=True)]
-    options = OptionColumns(table.letters, np.column_stack(offered), table.options)
-    texts, codes = encode(table.columns["prediction"])
-    if not literal_options:
+    letter, method = read_rules(table, literal=literal_options)
+    return score_read(table, letter, Coded(method, METHODS), group_size[group_code], literal=literal_options,
+                      seed=seed, short=bool((table.copy > 0).any()))
+
+
+def read_rules(table: Predictions, *, literal: bool) -> tuple[IntArray, IntArray]:
+    """Every row's answer read by the rules: (letter code, method code) as `choice_columns` gives them."""
+    options = OptionColumns(table.letters, np.column_stack(table.offered(literal)), table.options)
+    texts, codes = encode(table.prediction)
+    if not literal:
         texts = _read_as_nan(texts)
-    letter, method = match_codes(texts, codes, options)
+    return match_codes(texts, codes, options)
+
+
+def score_read(table: Predictions, letter: IntArray, method: Coded, n_copies: IntArray, *, literal: bool,
+               seed: int, short: bool, judged: bool = False, not_judged: BoolArray | None = None,
+               ) -> MMBenchResult:
+    """CircularEval of the answers read (`letter` codes, after any judge), groups needing `n_copies`; `short`
+    counts groups holding fewer copies than options (files read as VLMEvalKit groups them)."""
     has_answer = table.answer >= 0
-    labels = {column: _Labels(table.columns.get(column), literal_options) for column in LABEL_COLUMNS}
+    labels = {column: _Labels(table.labels[column], literal) for column in LABEL_COLUMNS}
     result = score_columns(
-        group=table.group, copy=table.copy, n_copies=group_size[group_code],
-        correct=has_answer & (letter == table.answer), method=Coded(method, METHODS),
-        has_answer=has_answer, category=labels["category"], l2=labels["l2-category"], split=labels["split"],
-        judged=False, seed=seed, not_judged=np.zeros(len(letter), dtype=bool),
+        group=table.group, copy=table.copy, n_copies=n_copies, correct=has_answer & (letter == table.answer),
+        method=method, has_answer=has_answer, category=labels["category"], l2=labels["l2-category"],
+        split=labels["split"], judged=judged, seed=seed,
+        not_judged=np.zeros(len(letter), dtype=bool) if not_judged is None else not_judged,
     )
     if result.overall is None:
-        raise UserError(f"the file has no answer key (a test split); {TEST_ANSWERS}", file=str(path),
+        raise UserError(f"the file has no answer key (a test split); {TEST_ANSWERS}", file=table.source,
                         field="answer")
-    _notes(result, table, offered, group_size[group_code], literal=literal_options)
+    _notes(result, table, table.offered(literal), n_copies, literal=literal, short=short)
     return result
 
 
@@ -169,7 +191,7 @@ def _scan(path: Path) -> tuple[bool, bool]:
     return ascii_only, quoted
 
 
-def _parse(columns: dict[str, Column], names: set[str]) -> _Table | None:
+def _parse(source: str, columns: dict[str, Column], names: set[str]) -> Predictions | None:
     """`tsv.parse_table` (need_prediction, not need_category) of a file with columns `names`; None where it
     would raise."""
     required = [c for c in REQUIRED if c != "category"] + ["prediction"]
@@ -200,8 +222,9 @@ def _parse(columns: dict[str, Column], names: set[str]) -> _Table | None:
                 return None
             group = group.copy()
             group[named] = numbers
-    return _Table(columns, letters, options, given, [cells[1] for cells in read], answer, group,
-                  index // COPY_STRIDE)
+    labels = {column: columns.get(column) for column in LABEL_COLUMNS}
+    return Predictions(source, letters, options, given, [cells[1] for cells in read], columns["prediction"],
+                       answer, group, index // COPY_STRIDE, labels)
 
 
 def _repeats(index: IntArray) -> bool:
@@ -286,15 +309,15 @@ def _count(flags: list[BoolArray]) -> IntArray:
     return count
 
 
-def _notes(result: MMBenchResult, table: _Table, offered: list[BoolArray], sizes: IntArray, *,
-           literal: bool) -> None:
-    """`predictions._notes`: options pandas reads as missing, groups short of copies."""
+def _notes(result: MMBenchResult, table: Predictions, offered: list[BoolArray], sizes: IntArray, *,
+           literal: bool, short: bool) -> None:
+    """What the toolkits read differently: options pandas reads as missing, groups short of copies."""
     missing_like = _count([m & g for m, g in zip(table.missing, table.given, strict=True)]) > 0
     groups = np.sort(table.group[missing_like])
     groups = groups[np.r_[True, groups[1:] != groups[:-1]]] if len(groups) else groups
     result.na_text_questions = len(groups)
     result.na_text_examples = [int(g) for g in groups[:5]]
     result.na_text_dropped = not literal
-    if (table.copy > 0).any():
+    if short:
         shown = _count(offered)
         result.short_groups = int(np.count_nonzero((table.copy == 0) & (sizes < shown)))

@@ -3,9 +3,9 @@
 VLMEvalKit loads the file with pandas' defaults (`pd.read_csv(sep="\\t")`, `pd.read_excel`), so a cell whose
 whole text is one of pandas' missing-value strings becomes NaN: an option reading "None", "NA" or "null" is no
 option at all (`build_choices` keeps the letters whose cell is not NaN, gaps allowed), and a prediction
-reading "NA" becomes the text "nan" (`data["prediction"].astype(str)`). This module gives each row its options
-and its prediction as VLMEvalKit sees them, or, with `literal`, as written (an option reading exactly "nan" is
-empty either way: see `tsv.py`).
+reading "NA" becomes the text "nan" (`data["prediction"].astype(str)`). Scoring reads each row's options and
+prediction so (`prediction_columns.Predictions.offered`), or, with `literal`, as written (an option reading
+exactly "nan" is empty either way: see `tsv.py`).
 
 Grouping (VLMEvalKit `mcq_circular_eval`, `vlmeval/dataset/utils/multiple_choice.py`): a question group is
 every row sharing `g_index` (else `index % 1e6`), keyed by its first copy; it is right when every copy present
@@ -14,7 +14,7 @@ is right. A group holding fewer copies than its question has options is judged o
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Final
 
 import numpy as np
@@ -30,44 +30,6 @@ PANDAS_NA_TEXTS: Final = frozenset({
 })
 _NA_WORDS: Final = PANDAS_NA_TEXTS - {""}
 LABEL_COLUMNS: Final = ("category", "l2-category", "split")
-
-
-@dataclass
-class Choices:
-    """Per row: the option letters and texts a matcher sees, the prediction text, and the label columns."""
-
-    letters: list[tuple[str, ...]]
-    texts: list[tuple[str, ...]]
-    predictions: list[str]
-    labels: dict[str, ObjArray]
-    hints: ObjArray
-    questions: ObjArray
-    #: Rows with an option whose text pandas reads as missing (dropped unless literal).
-    missing_like: npt.NDArray[np.bool_]
-
-
-def choices(table: Table, *, literal: bool) -> Choices:
-    options: list[list[str]] = table.options.tolist()
-    counts: list[int] = table.n_options.tolist()
-    rows = list(zip(options, counts, strict=True))
-    missing_like = np.array([any(cell in _NA_WORDS for cell in row[:n]) for row, n in rows], dtype=bool)
-    predictions: list[str] = table.text("prediction").tolist()
-    labels = {column: table.text(column) for column in LABEL_COLUMNS}
-    hints, questions = table.text("hint"), table.text("question")
-    if literal:
-        prefixes = [tuple(table.letters[:n]) for n in range(len(table.letters) + 1)]
-        shown = [tuple(row[:n]) for row, n in rows]
-        letters = [prefixes[n] for n in counts]
-        return Choices(letters, shown, predictions, labels, hints, questions, missing_like)
-    letters = []
-    texts: list[tuple[str, ...]] = []
-    for row in options:
-        kept = [i for i, cell in enumerate(row) if cell not in PANDAS_NA_TEXTS]
-        letters.append(tuple(table.letters[i] for i in kept))
-        texts.append(tuple(row[i] for i in kept))
-    predictions = ["nan" if text in PANDAS_NA_TEXTS else text for text in predictions]
-    labels = {column: _blank_na(values) for column, values in labels.items()}
-    return Choices(letters, texts, predictions, labels, _blank_na(hints), _blank_na(questions), missing_like)
 
 
 def drop_missing_like(table: Table) -> Table:
@@ -86,7 +48,8 @@ def drop_missing_like(table: Table) -> Table:
     return replace(table, columns=columns, options=options, n_options=n_options)
 
 
-def _blank_na(values: ObjArray) -> ObjArray:
+def blank_na(values: ObjArray) -> ObjArray:
+    """The cells pandas reads as missing (other than empty) made empty, as VLMEvalKit's labels read."""
     out: ObjArray = values.copy()
     out[np.isin(values, list(_NA_WORDS))] = ""
     return out

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from mmgauge.benchmarks.mme.official import (
     Locate,
+    check_results_folder,
     is_record_file,
     read_prediction_table,
     read_records,
@@ -58,29 +59,37 @@ def load_items(path: Path, parser: str | None, notes: list[str] | None = None) -
 
 
 def load_columns(path: Path, parser: str | None, notes: list[str] | None = None) -> tuple[MMEColumns, str]:
-    """`load_items` in column form. A results folder is read column-wise unless it is irregular, when
-    `load_items` reads it (and names the problem, if it is one)."""
+    """`load_items` in column form. A results folder is read column-wise (`results_columns`); where that
+    reader finds it irregular, the line reader names the problem, or, finding none, the files are read
+    column-wise again as the line reader splits their lines."""
     if path.is_dir() and not RunFolder(path).has_records():
         chosen = parser or "official"
-        columns = read_results_columns(results_files(path), chosen)
-        if columns is not None:
-            extras = results_folder_extras(path)
-            if extras and notes is not None:
-                notes.append(f"not read (not <subtask>.txt results files): {', '.join(extras)}")
-            return columns, chosen
+        files = results_files(path)
+        columns = read_results_columns(files, chosen)
+        if columns is None:
+            check_results_folder(path)
+            columns = read_results_columns(files, chosen, as_lines=True)
+        if columns is None:
+            raise UserError("the results files could not be read as columns", file=str(path))
+        extras = results_folder_extras(path)
+        if extras and notes is not None:
+            notes.append(f"not read (not <subtask>.txt results files): {', '.join(extras)}")
+        return columns, chosen
     items, label = load_items(path, parser, notes)
     return columns_of(items), label
 
 
 def _record_items(records: list[SampleRecord], parser: str | None, source: str,
                   where: Locate) -> tuple[list[MMEItem], str]:
-    from mmgauge.extraction.yesno import parse_yes_no
+    from mmgauge.extraction.yesno import parse_yes_no_many
 
     if not records:
         raise UserError("no MME records in this file", file=source)
     if parser is None:
         methods = {r.extraction.method.split("-")[0] for r in records if r.extraction is not None}
         return records_to_items(records, "official", where), "+".join(sorted(methods)) or "official"
-    fresh = [r.model_copy(update={"extraction": parse_yes_no(r.response.text, parser)})
-             if r.response.text is not None else r for r in records]
+    answered = [r for r in records if r.response.text is not None]
+    read = iter(parse_yes_no_many([r.response.text or "" for r in answered], parser))
+    fresh = [r.model_copy(update={"extraction": next(read)}) if r.response.text is not None else r
+             for r in records]
     return records_to_items(fresh, parser, where), parser

@@ -22,7 +22,7 @@ from mmgauge.datasources.tables import fingerprint_files, table_files
 from mmgauge.extraction.judge import Judge, JudgeUnavailable
 from mmgauge.extraction.methods import JUDGE_FAILED
 from mmgauge.extraction.reasoning import marked_like, text_read
-from mmgauge.extraction.yesno import PARSERS, parse_words, parse_yes_no
+from mmgauge.extraction.yesno import PARSERS, parse_words, parse_yes_no, parse_yes_no_many
 from mmgauge.scoring.mme import (
     PERCEPTION,
     MMEResult,
@@ -114,6 +114,10 @@ class MMEBenchmark(Benchmark[MMEOptions, MMEResult]):
 
     def extract(self, sample: Sample, text: str, round: int = 0) -> Extraction:
         return parse_yes_no(text, self.parser)
+
+    def extract_many(self, samples: Sequence[Sample], texts: Sequence[str], rounds: Sequence[int]
+                     ) -> list[Extraction]:
+        return parse_yes_no_many(texts, self.parser)
 
     async def resolve(
         self, records: Sequence[SampleRecord], samples: dict[str, Sample], judge: Judge | None

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -68,10 +68,17 @@ def results_files(folder: Path) -> list[tuple[Path, str]]:
 
 
 def read_results_folder(folder: Path, parser: str) -> list[MMEItem]:
+    """The questions of a results folder, named (comparisons pair them); scoring reads columns instead."""
     items: list[MMEItem] = []
     for path, subtask in results_files(folder):
         items.extend(_read_results_file(path, subtask, parser))
     return items
+
+
+def check_results_folder(folder: Path) -> None:
+    """The one-line error (file, line) of the first problem in a results folder's files, if there is one."""
+    for path, subtask in results_files(folder):
+        _pairs(path, subtask)
 
 
 def results_folder_extras(folder: Path) -> list[str]:
@@ -81,8 +88,16 @@ def results_folder_extras(folder: Path) -> list[str]:
 
 
 def _read_results_file(path: Path, subtask: str, parser: str) -> list[MMEItem]:
-    from mmgauge.extraction.yesno import parse_yes_no
+    from mmgauge.extraction.yesno import parse_yes_no_many
 
+    questions = _pairs(path, subtask)
+    read = parse_yes_no_many([answer for _, _, answer in questions], parser)
+    return [MMEItem(subtask, key, truth, extraction.answer, extraction.method)
+            for (key, truth, _), extraction in zip(questions, read, strict=True)]
+
+
+def _pairs(path: Path, subtask: str) -> list[tuple[str, str, str]]:
+    """A results file's questions, checked: (image key, truth, answer) per line."""
     file = str(path)
     lines = read_lines(path)
     if not lines:
@@ -91,7 +106,7 @@ def _read_results_file(path: Path, subtask: str, parser: str) -> list[MMEItem]:
     if len(lines) % 2:
         raise UserError(f"odd number of lines ({len(lines)}); each image needs two consecutive lines",
                         file=file, line=len(lines))
-    items: list[MMEItem] = []
+    questions: list[tuple[str, str, str]] = []  # image key, truth, answer
     seen: set[str] = set()
     for first in range(0, len(lines), 2):
         pair = []
@@ -112,16 +127,14 @@ def _read_results_file(path: Path, subtask: str, parser: str) -> list[MMEItem]:
         # The official tool pairs by position only; a repeated image name is still its own pair.
         key = image if image not in seen else f"{image} (line {second - 1})"
         seen.add(image)
-        for truth, (_, fields) in zip(truths, pair, strict=True):
-            extraction = parse_yes_no(fields[3], parser)
-            items.append(MMEItem(subtask, key, truth, extraction.answer, extraction.method))
-    return items
+        questions.extend((key, truth, fields[3]) for truth, (_, fields) in zip(truths, pair, strict=True))
+    return questions
 
 
 def read_prediction_table(path: Path, parser: str) -> list[MMEItem]:
     """A TSV/XLSX/JSONL of questions with a `prediction` column; an empty cell is an empty answer ("other"),
     a JSON null is a missing answer (counted as failed, not scored)."""
-    from mmgauge.extraction.yesno import parse_yes_no
+    from mmgauge.extraction.yesno import parse_yes_no_many
 
     file = str(path)
     rows = _lmms_eval_rows(path) if path.suffix.lower() == ".jsonl" else None
@@ -130,15 +143,17 @@ def read_prediction_table(path: Path, parser: str) -> list[MMEItem]:
         raise UserError("no rows", file=file)
     require_columns(rows, ("answer", "prediction"), file)
     items: list[MMEItem] = []
+    answers: list[tuple[int, str]] = []  # the item of each prediction, and its text
     for subtask, key, members in group_pairs(rows, image_keys(rows, file), file):
         for row in members:
             truth = parse_truth(row.cells.get("answer") or "", file, row.line)
             prediction = row.cells["prediction"]
-            if prediction is None:
-                items.append(MMEItem(subtask, key, truth, None, "missing", failed=True))
-                continue
-            extraction = parse_yes_no(prediction, parser)
-            items.append(MMEItem(subtask, key, truth, extraction.answer, extraction.method))
+            if prediction is not None:
+                answers.append((len(items), prediction))
+            items.append(MMEItem(subtask, key, truth, None, "missing", failed=prediction is None))
+    read = parse_yes_no_many([text for _, text in answers], parser)
+    for (at, _), extraction in zip(answers, read, strict=True):
+        items[at] = replace(items[at], answer=extraction.answer, method=extraction.method)
     return items
 
 
@@ -196,11 +211,15 @@ def records_to_items(records: Sequence[SampleRecord], parser: str, where: Locate
 
     A record without the subtask and image it asks about (its `metadata`) cannot be paired: an error named
     by `where` (its file and line)."""
-    from mmgauge.extraction.yesno import parse_yes_no
+    from mmgauge.extraction.yesno import parse_yes_no_many
 
     latest: dict[tuple[str, str, int], SampleRecord] = {}
     for record in records:
         latest[record.key] = record
+    unread = [r for r in latest.values() if r.extraction is None and r.response.error is None
+              and r.response.text is not None]
+    texts = [r.response.text or "" for r in unread]
+    read = dict(zip([r.key for r in unread], parse_yes_no_many(texts, parser), strict=True))
     items: list[MMEItem] = []
     for record in latest.values():
         meta = record.metadata
@@ -216,7 +235,7 @@ def records_to_items(records: Sequence[SampleRecord], parser: str, where: Locate
         if record.response.error is not None or record.response.text is None:
             items.append(MMEItem(subtask, key, truth, None, "failed", failed=True))
             continue
-        extraction = record.extraction or parse_yes_no(record.response.text, parser)
+        extraction = record.extraction or read[record.key]
         items.append(MMEItem(subtask, key, truth, extraction.answer, extraction.method))
     return items
 

@@ -1,16 +1,15 @@
 """The official tool's results folders read straight into columns (`MMEColumns`), for folders of millions of
 lines: pyarrow reads each `<subtask>.txt`, and the checks and the yes/no parsers run column-wise.
 
-Only well-formed folders take this path. At the first irregularity (a line without exactly 4 fields, an
-empty line, an odd number of lines, a pair of two images, a truth that is not one Yes and one No, text that is
-not UTF-8) `read_results_columns` returns None, and the caller reads the folder with
-`official.read_results_folder`, which names the file and line of the problem (or, for trailing empty lines,
-reads the file as it is). The questions are never read.
+This is the one reader that scores a results folder. At the first irregularity (a line without exactly 4
+fields, an empty line, an odd number of lines, a pair of two images, a truth that is not one Yes and one No,
+text that is not UTF-8) `read_results_columns` returns None; the caller then has the line reader
+(`official.read_results_folder`) name the file and line of the problem, and where there is none (a
+byte-order mark, CR line ends, empty lines at the end) reads the files again here, as lines (`as_lines`).
+The questions are never read.
 
-Answers are read exactly as `extraction.yesno` reads them. `official` looks only at the first 4
-characters (and the length, for an answer that is exactly yes or no); when those are ASCII, lower-casing them
-is plain ASCII lower-casing, so the rule runs on the column. Answers whose first 4 characters are not all
-ASCII are read by the parser itself, one by one; under the `words` parser every distinct answer is.
+Answers are read by `extraction.yesno`'s parsers: `official` on each file's answer column
+(`yesno_columns.official_column`), `words` once per distinct answer.
 """
 
 from __future__ import annotations
@@ -22,15 +21,14 @@ from typing import TYPE_CHECKING, Final, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from mmgauge.datasources.arrow_numpy import compute, contains, distinct, take, to_numpy
+from mmgauge.datasources.arrow_numpy import compute, distinct, to_numpy
+from mmgauge.extraction.yesno_columns import OFFICIAL, official_column
 from mmgauge.scoring.mme import SUBTASKS, MMEColumns
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
 _FIELDS: Final = ("image", "question", "truth", "answer")
-#: Method names of the official parser, in the order of the codes below.
-_OFFICIAL: Final = ("official-exact", "official-prefix", "official-other")
 _ANSWER_CODES: Final[dict[str | None, int]] = {"yes": 1, "no": 0, None: -1}
 #: Files read at once (more threads than cores only add switching; pyarrow has its own pool too).
 _MAX_READERS: Final = 4
@@ -54,8 +52,11 @@ class _Methods:
         return self.numbers.setdefault(name, len(self.numbers))
 
 
-def read_results_columns(files: list[tuple[Path, str]], parser: str) -> MMEColumns | None:
+def read_results_columns(files: list[tuple[Path, str]], parser: str, *, as_lines: bool = False
+                         ) -> MMEColumns | None:
     """Questions of `(file, subtask)` results files in column form, or None if any file is irregular.
+    `as_lines` reads each file's lines as `release.read_lines` gives them (a byte-order mark, CR line ends
+    and empty lines at the end are then no irregularity; it raises the error of a file it cannot read).
 
     Files are read and parsed on a few threads (pyarrow releases the GIL while it reads and computes), each
     numbering its own methods; the numbers are then made those of reading the files in order, so the
@@ -65,7 +66,7 @@ def read_results_columns(files: list[tuple[Path, str]], parser: str) -> MMEColum
 
     def read(path: Path) -> tuple[_Part, _Methods] | None:
         own = _Methods()
-        found = _read_file(path, parser, own)
+        found = _read_file(path, parser, own, as_lines)
         return None if found is None else (found, own)
 
     workers = max(1, min(len(files), os.cpu_count() or 1, _MAX_READERS))
@@ -96,13 +97,18 @@ def read_results_columns(files: list[tuple[Path, str]], parser: str) -> MMEColum
     )
 
 
-def _read_table(path: Path) -> pa.Table | None:
+def _read_table(path: Path, as_lines: bool) -> pa.Table | None:
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
+    source: Path | pa.BufferReader = path
+    if as_lines:
+        from mmgauge.benchmarks.mme.release import read_lines
+
+        source = pa.BufferReader("".join(f"{line}\n" for line in read_lines(path)).encode("utf-8"))
     try:
         return pacsv.read_csv(
-            path,
+            source,
             read_options=pacsv.ReadOptions(column_names=list(_FIELDS)),
             # No quoting: the official tool splits each line on tabs and nothing else.
             parse_options=pacsv.ParseOptions(delimiter="\t", quote_char=False, ignore_empty_lines=False),
@@ -113,8 +119,8 @@ def _read_table(path: Path) -> pa.Table | None:
         return None
 
 
-def _read_file(path: Path, parser: str, methods: _Methods) -> _Part | None:
-    table = _read_table(path)
+def _read_file(path: Path, parser: str, methods: _Methods, as_lines: bool = False) -> _Part | None:
+    table = _read_table(path, as_lines)
     if table is None or table.num_rows == 0 or table.num_rows % 2:
         return None
     image = table.column("image")
@@ -126,7 +132,8 @@ def _read_file(path: Path, parser: str, methods: _Methods) -> _Part | None:
     if truth_yes is None or (truth_yes[0::2] == truth_yes[1::2]).any():
         return None
     if parser == "official":
-        return _Part(truth_yes, *_official(table.column("answer"), methods))
+        answer, kind = official_column(table.column("answer"))
+        return _Part(truth_yes, answer, np.array([methods.code(name) for name in OFFICIAL])[kind])
     return _Part(truth_yes, *_per_distinct_answer(table.column("answer"), parser, methods))
 
 
@@ -138,38 +145,6 @@ def _truths(column: pa.ChunkedArray) -> npt.NDArray[np.bool_] | None:
         return None
     is_yes = np.array([value == "yes" for value in read], dtype=bool)
     return np.asarray(is_yes[codes], dtype=bool)
-
-
-def _official(
-    column: pa.ChunkedArray, methods: _Methods
-) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int64]]:
-    from mmgauge.datasources.arrow_numpy import head_code_units
-
-    head = head_code_units(column, 4)
-    lowered = compute("ascii_lower", head)
-    has_yes, has_no = contains(lowered, "yes"), contains(lowered, "no")
-    # The whole answer is "yes" or "no": 3 characters holding yes, or 2 holding no. Counted in bytes, which
-    # is the same where the first 4 characters are ASCII (an answer of 2 or 3 characters then is ASCII, a
-    # longer one has more than 3 bytes); the other answers are read again below.
-    length = to_numpy(compute("binary_length", column))
-    answer = np.full(len(has_yes), -1, dtype=np.int8)
-    answer[has_no] = 0
-    answer[has_yes] = 1  # where both are there, yes: the official rule looks for yes first
-    kind = np.full(len(has_yes), 2, dtype=np.int8)  # 0 exact, 1 prefix, 2 other
-    kind[has_yes | has_no] = 1
-    kind[(has_yes & (length == 3)) | (has_no & (length == 2))] = 0
-    codes = np.array([methods.code(name) for name in _OFFICIAL], dtype=np.int64)
-    method = codes[kind]
-    unusual = np.flatnonzero(~to_numpy(compute("string_is_ascii", head)))
-    if len(unusual):
-        # The parser (and its answer model) is loaded only when some answer needs it.
-        from mmgauge.extraction.yesno import parse_yes_no
-
-        for row, text in zip(unusual.tolist(), take(column, unusual).to_pylist(), strict=True):
-            found = parse_yes_no(text, "official")
-            answer[row] = _ANSWER_CODES[found.answer]
-            method[row] = methods.code(found.method)
-    return answer, method
 
 
 def _per_distinct_answer(
