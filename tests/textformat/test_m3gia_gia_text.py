@@ -78,7 +78,7 @@ def test_a_csv_of_counts_reads_as_pandas_reads_it(tmp_path: Path) -> None:
     fast = counts_from_csv(path, "en", ["subid"])
     assert fast is not None and len(fast) == 50
     matrix = fast.rows(0, len(fast))
-    assert np.array_equal(matrix, counts_matrix(read_counts(path, model.indicators, ["subid"]), "en"))
+    assert np.array_equal(matrix, counts_matrix(read_counts(path, model.indicators, ["subid"])[0], "en"))
     assert np.array_equal(fast.rows(45, 60), matrix[45:])  # a block is cut at the end
     scored = m3gia_gia_scores(path, "en", ignore=["subid"]).result()
     assert scored.rows[3].gia == gia_scores(matrix, "en").result().rows[3].gia
