@@ -117,8 +117,85 @@ def test_csv_counts_print_the_reference_json(cli: Any, tmp_path: Path, scale: st
                                                            for i, c in enumerate(indicators)))
         stats = human_stats_from_table(read_csv(stats_path), str(stats_path))
         extra += ["--scale", "standardised", "--human-stats", str(stats_path)]
-    table = read_counts(path, indicators, ["modèle ✓"])
+    table, names = read_counts(path, indicators, ["modèle ✓"])
+    assert names is None  # the column of names is --ignored
     reference = compute_gia(table, "en", scale, stats)  # type: ignore[arg-type]
     result = gia(cli, path, *extra)
     assert result.code == 0, result.err
     assert result.out == json.dumps(reference.model_dump()) + "\n"
+
+
+def without_names(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{key: value for key, value in row.items() if key != "model"} for row in rows]
+
+
+def text_lines(cli: Any, counts: Path, *extra: str) -> list[str]:
+    result = cli("score", "m3gia", "--language", "en", "--counts", counts, *extra)
+    assert result.code == 0, result.err
+    lines: list[str] = result.out.splitlines()
+    return lines
+
+
+def test_release_workbook_rows_are_named_by_its_last_column(cli: Any, tmp_path: Path) -> None:
+    path = release_workbook(tmp_path / "MLLMs_acc_en_score.xlsx")
+    names = [f"model{i}" for i in range(1, 16)]
+    rows = json.loads(gia(cli, path).out)["rows"]
+    assert [row["model"] for row in rows] == names
+    anonymous = gia(cli, path, "--ignore", "Unnamed: 20")
+    assert anonymous.code == 0, anonymous.err
+    unnamed = json.loads(anonymous.out)["rows"]
+    assert [row["model"] for row in unnamed] == [None] * 15
+    assert without_names(rows) == without_names(unnamed)  # the same numbers
+    named, numbered = text_lines(cli, path), text_lines(cli, path, "--ignore", "Unnamed: 20")
+    assert named[0] == numbered[0] and named[1].startswith("model1: GIA 14.8480  normalised ")
+    assert [line.split(": ", 1) for line in named[1:]] == [
+        [name, line.split(": ", 1)[1]] for name, line in zip(names, numbered[1:], strict=True)]
+
+
+def named_counts_csv(path: Path, names: list[str], last: str = "") -> Path:
+    """A CSV of counts with a `Model` column among them, non-ASCII names, one row unnamed; `last` replaces
+    the last count of the last row (a whole number written with a point: the reference reading)."""
+    frame = release_csv().drop(columns=["subid", "total_acc", "Unnamed: 20"]).round().astype(int)
+    frame.insert(3, "Model", names)
+    text = frame.to_csv(index=False)
+    if last:
+        text = text[: text.rstrip("\n").rindex(",") + 1] + last + "\n"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("last", ["", "17.0"])
+def test_a_csv_with_a_model_column_names_its_rows(cli: Any, tmp_path: Path, last: str) -> None:
+    names = ["Qwen2-VL 七十亿", "  café ✓ ", "", "NA", "007", *(f"modèle {i}" for i in range(10))]
+    path = named_counts_csv(tmp_path / "counts.csv", names, last)
+    from mmgauge.api.inputs import counts_from_csv
+
+    assert (counts_from_csv(path, "en", []) is None) == bool(last)  # both readers are checked
+    rows = json.loads(gia(cli, path).out)["rows"]
+    expected = ["Qwen2-VL 七十亿", "café ✓", None, "NA", "007", *(f"modèle {i}" for i in range(10))]
+    assert [row["model"] for row in rows] == expected
+    unnamed = json.loads(gia(cli, path, "--ignore", "Model").out)["rows"]
+    assert without_names(rows) == without_names(unnamed)
+    lines = text_lines(cli, path)
+    assert [line.split(": GIA ")[0] for line in lines[1:4]] == ["Qwen2-VL 七十亿", "café ✓", "row 3"]
+    assert [line.split(": GIA ")[1] for line in lines[1:]] == [
+        line.split(": GIA ")[1] for line in text_lines(cli, path, "--ignore", "Model")[1:]]
+
+
+def test_columns_beside_the_names_are_still_refused_in_one_line(cli: Any, tmp_path: Path) -> None:
+    names = [f"m{i}" for i in range(15)]
+    path = named_counts_csv(tmp_path / "counts.csv", names)
+    frame = pd.read_csv(path)
+    frame["notes"] = "x"
+    frame.to_csv(tmp_path / "notes.csv", index=False)
+    assert "field 'notes': unexpected column" in gia(cli, tmp_path / "notes.csv").error_line()
+    frame = frame.drop(columns=["notes"])
+    frame["name"] = names
+    frame.to_csv(tmp_path / "two.csv", index=False)
+    line = gia(cli, tmp_path / "two.csv").error_line()
+    assert "two columns of model names (Model, name); --ignore one" in line
+    assert gia(cli, tmp_path / "two.csv", "--ignore", "name").code == 0
+    broken = path.read_text(encoding="utf-8").replace("m4,", '"m4\nrow 99: GIA 100",', 1)
+    (tmp_path / "broken.csv").write_text(broken, encoding="utf-8")
+    line = gia(cli, tmp_path / "broken.csv").error_line()
+    assert "field 'Model': a model name holds a line break or control character" in line

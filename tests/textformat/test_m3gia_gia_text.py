@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -42,7 +43,8 @@ def reference_text(result: GiaResult) -> list[str]:
         extra = ""
         if row.gia_standardised is not None:
             extra = f"  standardised {row.gia_standardised:.4f}  human percentile {row.human_percentile:.1f}"
-        lines.append(f"row {i}: GIA {row.gia:.4f}  normalised {row.gia_normalised:.2f}{extra}")
+        label = f"row {i}" if row.model is None else row.model
+        lines.append(f"{label}: GIA {row.gia:.4f}  normalised {row.gia_normalised:.2f}{extra}")
     return lines
 
 
@@ -76,7 +78,7 @@ def test_a_csv_of_counts_reads_as_pandas_reads_it(tmp_path: Path) -> None:
     fast = counts_from_csv(path, "en", ["subid"])
     assert fast is not None and len(fast) == 50
     matrix = fast.rows(0, len(fast))
-    assert np.array_equal(matrix, counts_matrix(read_counts(path, model.indicators, ["subid"]), "en"))
+    assert np.array_equal(matrix, counts_matrix(read_counts(path, model.indicators, ["subid"])[0], "en"))
     assert np.array_equal(fast.rows(45, 60), matrix[45:])  # a block is cut at the end
     scored = m3gia_gia_scores(path, "en", ignore=["subid"]).result()
     assert scored.rows[3].gia == gia_scores(matrix, "en").result().rows[3].gia
@@ -153,14 +155,22 @@ def printed(scores: GiaScores) -> str:
     return b"".join(bytes(piece) for piece in text_bytes(scores)).decode("utf-8")
 
 
+#: Names the writers must spell as `json.dumps` and `%s` do: quotes, backslashes, `%`, letters beyond ASCII
+#: and beyond the basic plane (a surrogate pair in JSON), and rows without a name (None).
+NAMES = ("GPT-4o", "模型 ✓", 'say "hi" \\ back', None, "50% %r %s", "robot 🤖", "café", "row 1", None)
+
+
 @pytest.mark.parametrize("rows", [0, 1, 2, 5, 23])
 @pytest.mark.parametrize("scale", ["official", "standardised"])
+@pytest.mark.parametrize("named", [False, True])
 def test_json_and_text_bytes_are_the_reference_outputs(
-    rows: int, scale: str, monkeypatch: pytest.MonkeyPatch
+    rows: int, scale: str, named: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(text, "BYTES_CHUNK_ROWS", 4)  # several pieces, the last one short
     official = awkward(rows, rows)
     scores = scores_of(official, awkward(rows, rows + 100) if scale == "standardised" else None)
+    if named:
+        scores = replace(scores, names=[NAMES[i % len(NAMES)] for i in range(rows)])
     made = b"".join(bytes(piece) for piece in json_bytes(scores)).decode("utf-8")
     assert made == "".join(json_chunks(scores)) == json.dumps(scores.result().model_dump())
     assert printed(scores) == "".join(line + "\n" for line in reference_text(scores.result()))

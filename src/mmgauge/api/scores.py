@@ -122,19 +122,30 @@ def m3gia_gia_scores(
     ignore: Sequence[str] = (),
 ) -> GiaScores:
     """`m3gia_gia` in column form (for large tables: no object per row)."""
-    from mmgauge.api.inputs import counts_from_csv, human_stats_from_table, read_counts, read_csv
+    from dataclasses import replace
+
+    from mmgauge.api.inputs import (
+        counts_from_csv,
+        human_stats_from_table,
+        name_column,
+        read_counts,
+        read_csv,
+        split_names,
+    )
     from mmgauge.scoring import m3gia_gia as gia
 
     code = gia.normalise_language(language)
     source = str(counts) if isinstance(counts, str | Path) else "counts"
     matrix: gia.FloatArray | gia.RowBlocks | None = None
+    names: list[str | None] | None = None
     if isinstance(counts, str | Path):
-        matrix = counts_from_csv(Path(counts), code, list(ignore))
+        read = counts_from_csv(Path(counts), code, list(ignore))
+        matrix, names = read, None if read is None else read.names
     table = None
     lines: list[int] | None = None
     if matrix is None:
         if isinstance(counts, str | Path):
-            table = read_counts(Path(counts), gia.load_published_model(code).indicators, list(ignore))
+            table, names = read_counts(Path(counts), gia.load_published_model(code).indicators, list(ignore))
             lines = [int(label) + 2 for label in table.index]  # the header is line 1 (sheet row 1)
         else:
             missing = [column for column in ignore if column not in counts.columns]
@@ -142,6 +153,8 @@ def m3gia_gia_scores(
                 raise UserError("--ignore names a column the table does not have", file=source,
                                 field=missing[0])
             table = counts.drop(columns=list(ignore))
+            positions = range(1, len(table) + 1)  # as `counts_matrix` names a DataFrame's rows
+            table, names = split_names(table, name_column(table, source), positions, source)
         if table.empty:
             raise UserError("no rows: expected one row of counts per model", file=source)
     stats = None
@@ -154,9 +167,10 @@ def m3gia_gia_scores(
         if matrix is None:
             assert table is not None
             matrix = gia.counts_matrix(table, code, lines)
-        return gia.gia_scores(matrix, code, scale=scale, human_stats=stats)
+        scores = gia.gia_scores(matrix, code, scale=scale, human_stats=stats)
     except UserError as problem:
         raise UserError(problem.message, file=source, line=problem.line, field=problem.field) from problem
+    return scores if names is None else replace(scores, names=names)
 
 
 @dataclass

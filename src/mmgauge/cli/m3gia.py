@@ -1,9 +1,11 @@
 """``mmgauge score m3gia``: M3GIA's GIA score from per-type counts of correct answers.
 
-``--json`` prints ``{"language": ..., "human_gia": ..., "scale": ..., "rows": [{"gia",
-"gia_normalised", "factors", ...}, ...]}`` with one row per input row, in order; ``gia`` is always the
-official score (raw counts into the published model), the standardised scale adds ``gia_standardised``,
-``factors_standardised`` and ``human_percentile`` (see ``mmgauge.scoring.m3gia_gia``).
+``--json`` prints ``{"language": ..., "human_gia": ..., "scale": ..., "rows": [{"model", "gia",
+"gia_normalised", "factors", ...}, ...]}`` with one row per input row, in order; ``model`` is the row's model
+name where the file has a column of them (headed model or name, or the release workbook's unnamed last column:
+`mmgauge.api.inputs`), else null; the text output starts each row with that name, or else `row N`. ``gia`` is
+always the official score (raw counts into the published model), the standardised scale adds
+``gia_standardised``, ``factors_standardised`` and ``human_percentile`` (see ``mmgauge.scoring.m3gia_gia``).
 """
 
 from __future__ import annotations
@@ -25,8 +27,9 @@ class ScaleChoice(str, Enum):
 def gia_command(
     language: Annotated[str, Opt("--language", help="en, zh, fr, sp/es, pt, ko or the full name.")],
     counts: Annotated[
-        Path, Opt("--counts", help="CSV or XLSX with the 18 per-type counts, one row per model (the "
-                  "release's MLLMs_acc_<lang>_score.xlsx is read as its GIA_<Lang>.R reads it).")
+        Path, Opt("--counts", help="CSV or XLSX with the 18 per-type counts, one row per model, and "
+                  "optionally a model or name column (the release's MLLMs_acc_<lang>_score.xlsx is read as "
+                  "its GIA_<Lang>.R reads it, rows named by its last column).")
     ],
     scale: Annotated[ScaleChoice, Opt("--scale")] = ScaleChoice.official,
     ignore: Annotated[

@@ -300,6 +300,8 @@ class GiaScores:
     official: FloatArray  # rows x factors
     standardised: FloatArray | None
     human_percentile: FloatArray | None  # of the standardised GIA
+    #: Each row's model name, None for a row the file does not name (None: the file names none).
+    names: Sequence[str | None] | None = None
 
     @property
     def general(self) -> int:
@@ -311,7 +313,8 @@ class GiaScores:
         g, human = self.general, self.human_gia
         rows: list[GiaRow] = []
         for i, values in enumerate(self.official.tolist()):
-            row = GiaRow(gia=values[g], gia_normalised=values[g] / human * 100.0,
+            row = GiaRow(model=None if self.names is None else self.names[i],
+                         gia=values[g], gia_normalised=values[g] / human * 100.0,
                          factors=dict(zip(self.factors, values, strict=True)), scale=self.scale)
             if self.standardised is not None and self.human_percentile is not None:
                 standardised = self.standardised[i].tolist()

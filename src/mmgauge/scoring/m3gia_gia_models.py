@@ -19,6 +19,7 @@ class HumanStats(BaseModel):
 
 
 class GiaRow(BaseModel):
+    model: str | None = None  # the model's name, when the counts file names its rows (null otherwise)
     gia: float
     gia_normalised: float
     factors: dict[str, float]

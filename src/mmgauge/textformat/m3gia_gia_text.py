@@ -36,8 +36,9 @@ def _factors(names: tuple[str, ...]) -> str:
 
 
 def _template(scores: GiaScores) -> str:
-    """One row's JSON with `%r` for each number, in the order of `_keys`."""
-    template = '{"gia": %r, "gia_normalised": %r, "factors": ' + _factors(scores.factors)
+    """One row's JSON with `%s` for the model's name (JSON text) and `%r` for each number, in the order of
+    `_keys`."""
+    template = '{"model": %s, "gia": %r, "gia_normalised": %r, "factors": ' + _factors(scores.factors)
     template += f', "scale": {json.dumps(scores.scale)}, '
     if scores.standardised is None:
         template += '"gia_standardised": null, "factors_standardised": null, "human_percentile": null}'
@@ -85,9 +86,20 @@ def json_chunks(scores: GiaScores) -> Iterator[str]:
     yield _header(scores)
     template = _template(scores)
     for start in range(0, len(scores.official), CHUNK_ROWS):
-        rows = [template % values for values in _row_values(scores, start, start + CHUNK_ROWS)]
+        values = _row_values(scores, start, start + CHUNK_ROWS)
+        names = _json_names(scores, start, start + len(values))
+        rows = [template % (name, *numbers) for name, numbers in zip(names, values, strict=True)]
         yield (", " if start else "") + ", ".join(rows)
     yield "]}"
+
+
+def _json_names(scores: GiaScores, start: int, stop: int) -> list[str]:
+    """The rows' names as `json.dumps` writes them (`encode_basestring_ascii` is what it calls for a str)."""
+    if scores.names is None:
+        return ["null"] * (stop - start)
+    from json.encoder import encode_basestring_ascii
+
+    return ["null" if name is None else encode_basestring_ascii(name) for name in scores.names[start:stop]]
 
 
 def _row_values(scores: GiaScores, start: int, stop: int) -> list[tuple[float, ...]]:
@@ -109,19 +121,24 @@ def json_bytes(scores: GiaScores) -> Iterator[memoryview]:
     yield memoryview(_header(scores).encode("utf-8"))
     # Every row starts with the ", " that separates it from the one before; the first row's is cut off.
     pieces = (", " + _template(scores)).split("%r")
+    # The name: a fixed `null` without names, else a column of texts between the first piece's two halves.
+    head, pieces[0] = pieces[0].split("%s") if scores.names is not None else ("", pieces[0] % "null")
     # A number followed by a comma wherever it appears takes the comma from its own text (cheaper).
     after = list(zip(keys, pieces[1:], strict=True))
     comma = {key for key in keys if all(piece.startswith(",") for k, piece in after if k == key)}
     pieces[1:] = [piece[1:] if key in comma else piece for key, piece in after]
-    fixed = strings([*pieces, ""])
+    fixed = strings([*pieces, "", head])
     literal = [fixed[i] for i in range(len(pieces))]
-    separator = fixed[len(pieces)]
+    separator, named = fixed[len(pieces)], fixed[len(pieces) + 1]
 
     def rows_from(start: int) -> memoryview:
         stop = start + BYTES_CHUNK_ROWS
         texts = {key: json_float_texts(_column(scores, key, start, stop), comma=key in comma)
                  for key in dict.fromkeys(keys)}
         arguments = [literal[0]]
+        if scores.names is not None:
+            names = strings(_json_names(scores, start, min(stop, len(scores.official))))
+            arguments = [named, names, literal[0]]
         for key, after in zip(keys, literal[1:], strict=True):
             arguments += [texts[key], after]
         _, data = string_buffers(compute("binary_join_element_wise", *arguments, separator))
@@ -149,8 +166,9 @@ def _made_ahead(make: Callable[[int], memoryview], starts: range) -> Iterator[me
 
 def text_bytes(scores: GiaScores) -> Iterator[memoryview]:
     """The lines the command prints, each ending in a newline, as UTF-8 in pieces: the language's human GIA,
-    then `row N: GIA %.4f  normalised %.2f` per row (the standardised scale adds `  standardised %.4f  human
-    percentile %.1f`), made a column at a time (`fixed_text` writes each number as that `%` would)."""
+    then `NAME: GIA %.4f  normalised %.2f` per row, NAME the model's name or else `row N` (the standardised
+    scale adds `  standardised %.4f  human percentile %.1f`), made a column at a time (`fixed_text` writes
+    each number as that `%` would)."""
     from mmgauge.datasources.arrow_numpy import as_text, compute, string_buffers, strings
     from mmgauge.textformat.fixed_text import fixed_parts
 
@@ -161,8 +179,12 @@ def text_bytes(scores: GiaScores) -> Iterator[memoryview]:
     def rows_from(start: int) -> memoryview:
         stop = min(start + BYTES_CHUNK_ROWS, len(scores.official))
         gia = scores.official[start:stop, g]
-        numbers = as_text(np.arange(start + 1, stop + 1, dtype=np.int64))
-        parts = [literal[0], numbers, literal[1], *fixed_parts(gia, 4), literal[2],
+        if scores.names is None:
+            label = [literal[0], as_text(np.arange(start + 1, stop + 1, dtype=np.int64))]
+        else:  # a row the file does not name keeps its number
+            label = [strings([f"row {i}" if name is None else name
+                              for i, name in enumerate(scores.names[start:stop], start + 1)])]
+        parts = [*label, literal[1], *fixed_parts(gia, 4), literal[2],
                  *fixed_parts(gia / scores.human_gia * 100.0, 2)]
         if standardised:
             assert scores.standardised is not None and scores.human_percentile is not None
