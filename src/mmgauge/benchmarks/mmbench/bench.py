@@ -80,7 +80,8 @@ class MMBenchBenchmark(Benchmark[MMBenchOptions, MMBenchResult]):
         questions = table.text("question").tolist()
         hints = table.text("hint").tolist()
         wanted = self.options.prompt_language
-        lang = language(wanted) if wanted else detect_language(table.text("question")[table.copy == 0].tolist())
+        firsts = table.text("question")[table.copy == 0].tolist()
+        lang = language(wanted) if wanted else detect_language(firsts)
         # Whole columns as Python lists once: reading numpy arrays element by element makes a numpy scalar
         # per cell, which cost more than the rest of building a sample.
         labels = {column: table.text(column).tolist() for column in ("category", "l2-category", "split")}
