@@ -8,6 +8,8 @@ import hashlib
 import json
 from pathlib import Path
 
+import pytest
+
 from mmgauge.backends.base import Request
 from mmgauge.benchmarks.base import AnyBenchmark
 from mmgauge.core.gc_pause import YoungObjectFreezer, freeze_survivors
@@ -16,7 +18,7 @@ from mmgauge.runner.images import ImageLedger
 from mmgauge.runner.run import _Work, group_by_image
 from mmgauge.store.cache import CACHE_SCHEMA, request_fingerprint
 from mmgauge.store.run_folder import RunFolder
-from mmgauge.testing.toy import ToyBenchmark, tiny_png
+from mmgauge.testing.toy import ToyBenchmark, tiny_png, write_toy_data
 
 
 def _reference_fingerprint(model: str, config: GenerationConfig, messages: list[Message]) -> str:
@@ -105,6 +107,8 @@ def test_image_refs_are_shared_per_file_and_equal_to_fresh_ones(tmp_path: Path) 
     assert first[0].path == str((tmp_path / "a.png").resolve())
     assert first[0].sha256 == hashlib.sha256(tiny_png(1)).hexdigest()
     assert first[1].path is None and first[1].sha256 == hashlib.sha256(tiny_png(2)).hexdigest()
+    embedded = ledger.refs([ImageRef(b64=base64.b64encode(tiny_png(2)).decode())])[0]
+    assert embedded is first[1]  # one reference per embedded image too, however it came
 
 
 class _Cycle:
@@ -141,3 +145,20 @@ def test_prepared_image_refs_equal_the_ones_made_on_demand(tmp_path: Path) -> No
     on_demand = ImageLedger(RunFolder(tmp_path / "run2"))
     assert prepared.refs(images) == on_demand.refs(images)
     assert {ref.path for ref in on_demand.refs(images)} == {str((tmp_path / "d" / "a.png").resolve()), None}
+
+
+def test_the_runner_collects_what_is_new_every_few_hundred_answers(
+    toy: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each pass holds the event loop that sends requests, for as long as the objects made since the last
+    one take to walk: a pass every FREEZE_EVERY answers keeps each pause short (and the endpoint busy)."""
+    import mmgauge
+    from mmgauge.core import gc_pause
+    from mmgauge.runner.run import FREEZE_EVERY
+
+    passes: list[int] = []
+    monkeypatch.setattr(gc_pause, "freeze_survivors", lambda: passes.append(1))
+    data = write_toy_data(tmp_path / "data", samples=3 * FREEZE_EVERY + 10)
+    mmgauge.evaluate(model="mock:yes", benchmarks=["toy"], data=data, out=tmp_path / "run", cache=False,
+                     batch_size=1)
+    assert FREEZE_EVERY <= 200 and len(passes) == 3
