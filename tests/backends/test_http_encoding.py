@@ -86,3 +86,22 @@ def test_base64_images_from_a_tsv_are_sent_as_they_are() -> None:
     assert (mime, data) == ("image/png", text.encode())
     wrapped = "\n".join(text[i : i + 20] for i in range(0, len(text), 20))
     assert ImageEncoder().encode(ImageRef(b64=wrapped)) == ("image/png", text.encode())  # re-encoded clean
+
+
+def test_a_tsv_image_s_body_is_the_plain_json_encoding_byte_for_byte() -> None:
+    """Base64 text from a TSV is spliced in as it is: the bytes equal json.dumps of the whole body."""
+    backend = OpenAIBackend("http://x/v1", "m")
+    text = base64.b64encode(tiny_png(5)).decode()
+    prompt = 'Hint: 提示。\nQuestion: "which"?\nA. café\tB. \\'
+    req = request(prompt, ImageRef(b64=text, origin_file="data.tsv", origin_line=2))
+    expected = {
+        "model": "m",
+        "messages": [{"role": "user", "content": [
+            {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{text}"}},
+            {"type": "text", "text": prompt},
+        ]}],
+        "temperature": 0.0, "max_tokens": 3, "seed": 0,
+    }
+    plain = json.dumps(expected, ensure_ascii=False, separators=(",", ":")).encode()
+    assert backend.encode(req) == plain
+    assert backend.encode(req) == plain  # the image's encoding is cached: the same bytes again

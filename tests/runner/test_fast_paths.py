@@ -103,6 +103,8 @@ def test_image_refs_are_shared_per_file_and_equal_to_fresh_ones(tmp_path: Path) 
     assert first[0].path == str((tmp_path / "a.png").resolve())
     assert first[0].sha256 == hashlib.sha256(tiny_png(1)).hexdigest()
     assert first[1].path is None and first[1].sha256 == hashlib.sha256(tiny_png(2)).hexdigest()
+    embedded = ledger.refs([ImageRef(b64=base64.b64encode(tiny_png(2)).decode())])[0]
+    assert embedded is first[1]  # one reference per embedded image too, however it came
 
 
 def test_prepared_image_refs_equal_the_ones_made_on_demand(tmp_path: Path) -> None:

@@ -90,3 +90,15 @@ def test_scored_lines_copied_from_the_log_equal_fresh_dumps(tmp_path: Path) -> N
     folder.write_scored(scored, logged)
     assert (tmp_path / "run" / "scored.jsonl").read_bytes() == reference
     assert [r.key for r in read_records(log_path)][:2] == [("toy", "older", 0), records[0].key]
+
+
+def test_each_line_is_in_the_file_as_it_is_appended_and_as_model_dump_json_writes_it(tmp_path: Path) -> None:
+    path = tmp_path / "samples.jsonl"
+    first, second = record("a", text='ü 中文 "quoted"\n'), record("b")
+    with RunLog(path) as log:
+        spans = [log.append(first)]
+        # Before the log is closed or anything else is written: what a kill -9 now would leave.
+        assert path.read_bytes() == (first.model_dump_json() + "\n").encode()
+        spans.append(log.append(second))
+    assert path.read_bytes() == "".join(r.model_dump_json() + "\n" for r in (first, second)).encode()
+    assert spans == [(0, spans[0][1]), (spans[0][1], spans[1][1])]

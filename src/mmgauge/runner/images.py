@@ -26,6 +26,8 @@ class ImageLedger:
         #: The reference of each image file, by (path as given, sha256): resolving a path touches the file
         #: system, and records asking about one image share its (never modified) reference.
         self._files: dict[tuple[str, str], StoredImage] = {}
+        #: The reference of each embedded image, by sha256, shared the same way (one model fewer per answer).
+        self._inline: dict[str, StoredImage] = {}
         self.undecodable = 0
 
     def prepare(self, images: list[ImageRef]) -> None:
@@ -49,7 +51,10 @@ class ImageLedger:
             else:
                 if len(self._embedded) < MAX_THUMBNAILS:
                     self._embedded.setdefault(sha, image)
-                out.append(StoredImage(sha256=sha, path=None))
+                ref = self._inline.get(sha)
+                if ref is None:
+                    ref = self._inline[sha] = StoredImage(sha256=sha, path=None)
+                out.append(ref)
         return out
 
     def write_thumbnails(self) -> int:

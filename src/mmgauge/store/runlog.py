@@ -17,6 +17,9 @@ from mmgauge.core.errors import UserError
 from mmgauge.core.types import SampleRecord
 from mmgauge.core.writing import naming
 
+#: SampleRecord's serializer: `to_json` gives the UTF-8 bytes model_dump_json() would decode to text.
+_SERIALIZER = SampleRecord.__pydantic_serializer__
+
 
 def _complete_length(path: Path) -> int:
     """Byte length of the file up to and including its last newline."""
@@ -100,22 +103,28 @@ class RunLog:
             complete = _complete_length(path)
             if complete != path.stat().st_size:
                 os.truncate(path, complete)
-        # Bytes (the UTF-8 a text handle would write), so each line's place is known without asking the OS.
-        self._handle: IO[bytes] = path.open("ab")
+        # Bytes (the UTF-8 a text handle would write), so each line's place is known without asking the OS;
+        # unbuffered, so each line goes to the OS in one write as it is appended, with nothing to flush.
+        self._handle: IO[bytes] = path.open("ab", buffering=0)
         self._end = self._handle.tell()
 
     def append(self, record: SampleRecord) -> Span:
-        """Write the record's line and flush it; where the line is (see `read_spans`)."""
-        line = (record.model_dump_json() + "\n").encode("utf-8")
-        with naming(self.path):
-            self._handle.write(line)
-            self._handle.flush()
+        """Write the record's line at once; where the line is (see `read_spans`)."""
+        # The serializer's bytes as they are: model_dump_json() would decode them, and the line encode again.
+        line = _SERIALIZER.to_json(record) + b"\n"
+        try:
+            written = self._handle.write(line) or 0
+            while written < len(line):  # a short write (a signal, a nearly full disk): the rest follows
+                written += self._handle.write(line[written:]) or 0
+        except OSError as error:
+            with naming(self.path):
+                raise error from None
         span = (self._end, len(line))
         self._end += len(line)
         return span
 
     def close(self) -> None:
-        with naming(self.path):  # what a failed write left buffered is tried once more
+        with naming(self.path):
             self._handle.close()
 
     def __enter__(self) -> RunLog:

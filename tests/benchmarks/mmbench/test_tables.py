@@ -162,3 +162,38 @@ def test_bad_copies(tmp_path: Path, change: object, field: str, words: str) -> N
     with pytest.raises(UserError) as caught:
         circular_table(load_table(write(tmp_path, rows)))
     assert caught.value.field == field and words in str(caught.value)
+
+
+@pytest.mark.parametrize("lines", [1, 6])
+def test_rows_longer_than_a_read_block_are_read_on_one_line_or_over_several(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lines: int
+) -> None:
+    """One long line (a large base64 image) is read with blocks sized by the longest line; a row whose quoted
+    line breaks make it cross two such blocks (pyarrow reads a row over one boundary, not two) needs the
+    row-by-row measure, and gets it."""
+    from mmgauge.benchmarks.mmbench import tsv
+
+    measured: list[int] = []
+    exact = tsv.block_size_for
+    monkeypatch.setattr(tsv, "block_size_for", lambda *a: measured.append(1) or exact(*a))
+    long = "\n".join(["x" * (1200 * 1024)] * lines)  # longer than pyarrow's 1 MB block, on 1 or 6 lines
+    rows = plain_rows()
+    rows[1]["hint"] = long
+    table = load_table(write(tmp_path, rows), need_image=True)
+    assert table.text("hint").tolist() == ["", long] and table.index.tolist() == [1, 2]
+    assert len(measured) == (lines > 1)
+
+
+def test_loading_a_run_s_data_does_not_import_pandas(tmp_path: Path) -> None:
+    """pandas costs a third of a second of a run's start-up, and only writing the built-in sample needs it."""
+    import subprocess
+    import sys
+
+    data = write(tmp_path, plain_rows())
+    script = ("import sys\nfrom pathlib import Path\nfrom mmgauge.benchmarks.registry import get_benchmark\n"
+              "bench = get_benchmark('mmbench')\n"
+              "bench.build_messages(bench.load(Path(sys.argv[1])).samples[0])\n"
+              "print('pandas' in sys.modules)\n")
+    found = subprocess.run([sys.executable, "-c", script, str(data)], capture_output=True, text=True,
+                           check=True)
+    assert found.stdout.strip() == "False"

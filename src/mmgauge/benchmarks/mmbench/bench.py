@@ -79,28 +79,31 @@ class MMBenchBenchmark(Benchmark[MMBenchOptions, MMBenchResult]):
     def load(self, data: Path) -> Dataset:
         table = load_circular(data, drop_missing=self.drop_missing)
         images = image_refs(table, data.parent)
-        questions = table.text("question")
-        hints = table.text("hint")
+        questions = table.text("question").tolist()
+        hints = table.text("hint").tolist()
         wanted = self.options.prompt_language
-        lang = language(wanted) if wanted else detect_language(questions[table.copy == 0].tolist())
-        labels = {column: table.text(column) for column in ("category", "l2-category", "split")}
+        firsts = table.text("question")[table.copy == 0].tolist()
+        lang = language(wanted) if wanted else detect_language(firsts)
+        # Whole columns as Python lists once: reading numpy arrays element by element makes a numpy scalar
+        # per cell, which cost more than the rest of building a sample.
+        labels = {column: table.text(column).tolist() for column in ("category", "l2-category", "split")}
         copies = group_sizes(table.group).tolist()
+        indexes, groups, copy_numbers = table.index.tolist(), table.group.tolist(), table.copy.tolist()
+        answers, lines, letters = table.answer.tolist(), table.line.tolist(), table.letters
         samples = []
-        for row in range(len(table)):
+        for row, cells in enumerate(table.options.tolist()):
             # The offered options: the first n, or with some left out (drop_missing) the others, gaps and all.
-            options = {letter: text for letter, text in zip(table.letters, table.options[row].tolist(),
-                                                            strict=True) if text != ""}
-            answer = str(table.answer[row]) or None
+            options = {letter: text for letter, text in zip(letters, cells, strict=True) if text != ""}
+            answer = str(answers[row]) or None
             samples.append(Sample(
-                id=str(table.index[row]), benchmark=self.name, question=str(questions[row]), options=options,
+                id=str(indexes[row]), benchmark=self.name, question=str(questions[row]), options=options,
                 answer=answer, images=[images[row]],
                 metadata={
-                    "index": int(table.index[row]), "g_index": int(table.group[row]),
-                    "copy": int(table.copy[row]), "n_copies": copies[row], "n_options": len(options),
-                    "hint": str(hints[row]),
+                    "index": indexes[row], "g_index": groups[row], "copy": copy_numbers[row],
+                    "n_copies": copies[row], "n_options": len(options), "hint": str(hints[row]),
                     "category": str(labels["category"][row]), "l2-category": str(labels["l2-category"][row]),
                     "split": str(labels["split"][row]), "answer": answer or "", "language": lang,
-                    "line": int(table.line[row]),
+                    "line": lines[row],
                 },
             ))
         return Dataset(benchmark=self.name, source=str(data), fingerprint=_fingerprint(data), samples=samples)

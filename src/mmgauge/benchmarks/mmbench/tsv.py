@@ -25,7 +25,12 @@ from typing import TYPE_CHECKING, Final
 import numpy as np
 import numpy.typing as npt
 
-from mmgauge.benchmarks.mmbench.tsv_diagnostics import bad_utf8_line, block_size_for, first_bad_row
+from mmgauge.benchmarks.mmbench.tsv_diagnostics import (
+    bad_utf8_line,
+    block_size_for,
+    first_bad_row,
+    line_block_size,
+)
 from mmgauge.core.errors import UserError
 from mmgauge.datasources.spreadsheets import read_sheet
 
@@ -176,8 +181,17 @@ def _read_tsv(path: Path, images: bool) -> dict[str, ObjArray]:
             if "straddl" not in str(error):
                 raise
             # A row longer than pyarrow's block (1 MB by default), e.g. a large base64 image: read again with
+            # blocks that hold the longest line, or if a row spans long lines (quoted line breaks), with
             # blocks that hold the longest row, unless one cell is beyond what is read at all.
-            table = parse(block_size_for(path, names))
+            found: pa.Table | None = None
+            quick = line_block_size(path)
+            if quick is not None:
+                try:
+                    found = parse(quick)
+                except pa.ArrowInvalid as again:
+                    if "straddl" not in str(again):
+                        raise
+            table = found if found is not None else parse(block_size_for(path, names))
     except (pa.ArrowInvalid, UnicodeDecodeError) as error:
         bad = first_bad_row(path, len(names))
         if bad is not None:

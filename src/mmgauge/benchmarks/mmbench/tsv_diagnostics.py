@@ -14,6 +14,20 @@ from mmgauge.core.errors import UserError
 MAX_CELL_BYTES = 64 * 2**20
 
 
+def line_block_size(path: Path) -> int | None:
+    """A pyarrow block size that holds the file's longest line, or None where that block would be larger
+    than the largest cell read (`block_size_for` then decides, and names a cell that is too large).
+
+    A quick bound first: reading lines as bytes runs in C (0.05 s for a 70 MB file of 1 MB images), where
+    `block_size_for` parses every cell with the csv module (0.5 s). It holds every row without a quoted line
+    break; pyarrow says so when a row is longer, and the caller asks `block_size_for` then.
+    """
+    with path.open("rb") as handle:
+        longest = max((len(line) for line in handle), default=0)
+    size = max(1 << 20, 2 * longest + 4096)
+    return size if size <= MAX_CELL_BYTES else None
+
+
 def block_size_for(path: Path, names: list[str]) -> int:
     """A pyarrow block size that holds the file's longest row; a cell over MAX_CELL_BYTES is a UserError."""
     csv.field_size_limit(2**31 - 1)
