@@ -51,7 +51,7 @@ def test_columns_types_and_every_builtin_benchmark(mock_runs: dict[str, Path]) -
     frame = export_table(mock_runs["yes"])
     assert list(frame.columns) == COLUMNS
     assert frame["value"].dtype == "float64" and str(frame["n"].dtype) == "Int64"
-    assert set(frame["benchmark"]) == {"mme", "mmbench", "m3gia"}
+    assert set(frame["benchmark"]) == {"mme", "mmbench", "m3gia", "pope", "mmstar"}
     assert set(frame["run"]) == {str(mock_runs["yes"])} and set(frame["model"]) == {"mock:Yes"}
     assert set(frame["status"]) == {"complete"}
     assert set(frame["unit"]) == {"percent", "points"}
@@ -225,7 +225,7 @@ def test_general_level_report_beside_a_run_and_alone(mock_runs: dict[str, Path],
     run = copy_run(mock_runs["yes"], tmp_path / "run")
     (run / "general-level.json").write_text(report.model_dump_json(), encoding="utf-8")
     frame = export_table(run)
-    assert set(frame["benchmark"]) == {"mme", "mmbench", "m3gia", "general_level"}
+    assert set(frame["benchmark"]) == {"mme", "mmbench", "m3gia", "pope", "mmstar", "general_level"}
     rows = rows_of(frame, "general_level")
     for k in (2, 3, 4, 5):
         assert_row(rows[f"level{k}", "overall"], getattr(report, f"level{k}"), "percent")
@@ -259,13 +259,13 @@ def test_plugin_result_without_its_benchmark_installed_gets_generic_rows(
     run = copy_run(mock_runs["yes"], tmp_path / "run")
     results = json.loads((run / "results.json").read_text(encoding="utf-8"))
     interval = {"low": 0.1, "high": 0.9, "n": 12, "method": "clopper-pearson"}
-    results["benchmarks"]["pope"] = {"status": "partial", "result": {
+    results["benchmarks"]["uninstalled_plugin"] = {"status": "partial", "result": {
         "schema_version": 2, "accuracy": 0.5, "accuracy_ci": interval, "judged": True, "name": "x",
         "by_split": {"adversarial": 0.25, "random": 0.75}, "by_split_ci": {"random": interval},
         "detail": {"f1": 0.4, "rounds": [0.3, 0.5]}, "overall_ci95": [0.1, 0.9],
     }}
     (run / "results.json").write_text(json.dumps(results), encoding="utf-8")
-    rows = rows_of(export_table(run), "pope")
+    rows = rows_of(export_table(run), "uninstalled_plugin")
     assert set(rows) == {("accuracy", "overall"), ("adversarial", "by_split"), ("random", "by_split"),
                          ("f1", "detail"), ("rounds[0]", "detail"), ("rounds[1]", "detail")}
     assert (rows["accuracy", "overall"]["value"], rows["accuracy", "overall"]["ci_high"]) == (0.5, 0.9)
@@ -280,8 +280,8 @@ def test_installed_plugin_benchmark_generic_or_its_own_tidy(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import mmgauge
+    from mmgauge.parts.tidy import TidyRow
     from mmgauge.testing.toy import ToyBenchmark, ToyResult
-    from mmgauge.tidy.rows import TidyRow
 
     out = tmp_path / "toy"
     mmgauge.evaluate(model="mock:yes", benchmarks="toy", out=out, cache=False)

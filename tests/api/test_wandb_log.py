@@ -145,7 +145,7 @@ def test_the_calls_mmgauge_run_makes(mock_runs: dict[str, Path], offline: Path,
     assert not (offline / "runs" / "wandb").exists()
     log_results(["wandb"], [mock_runs["letter"]], project="mmgauge-tests")
     line = capsys.readouterr().out.strip()
-    assert line.startswith("wandb: mock:A (letter): 8 metrics, ") and "report; offline, in " in line
+    assert line.startswith("wandb: mock:A (letter): 10 metrics, ") and "report; offline, in " in line
     assert len(list((offline / "runs" / "wandb").glob("offline-run-*"))) == 1
 
 

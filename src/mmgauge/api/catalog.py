@@ -48,12 +48,13 @@ class BackendInfo(BaseModel):
 
 def list_benchmarks() -> list[BenchmarkInfo]:
     """Every benchmark, each loaded on its own: a broken plug-in is listed with its `problem`."""
-    from mmgauge.benchmarks.registry import BENCHMARKS, benchmark_class, plugin_benchmarks
+    from mmgauge.benchmarks.registry import BENCHMARKS, benchmark_class, builtin_benchmarks, plugin_benchmarks
     from mmgauge.core.loading import LoadError, describe
 
-    found = [(name, target, False) for name, target in sorted(BENCHMARKS.items())]
+    builtin = {**builtin_benchmarks(), **BENCHMARKS}
+    found = [(name, target, False) for name, target in sorted(builtin.items())]
     found += [(name, target, True) for name, target in sorted(plugin_benchmarks().items())
-              if name not in BENCHMARKS]
+              if name not in builtin]
     out = []
     for name, target, plugin in found:
         try:

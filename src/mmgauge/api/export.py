@@ -1,7 +1,7 @@
 """`export_table(runs)`: every headline metric and breakdown of every benchmark of every run, in one table.
 
 One row per number: `run, model, benchmark, metric, breakdown, value, ci_low, ci_high, n, unit, status`
-(see `mmgauge.tidy.rows` for units and breakdown names). `status` is `partial` where the benchmark was not
+(see `mmgauge.parts.tidy` for units and breakdown names). `status` is `partial` where the benchmark was not
 answered in full (a `--limit` run, failed requests) or the number itself covers less than it should (an MME
 total missing a subtask), else `complete`. `headline` marks the few numbers that sum a benchmark up (those
 the terminal summary leads with; `log_wandb` logs them as metrics).
@@ -23,8 +23,8 @@ from pydantic import ValidationError
 
 from mmgauge.api.runs import Run, load_run
 from mmgauge.core.errors import UserError
+from mmgauge.parts.tidy import TidyProvider, TidyRow, generic_rows
 from mmgauge.store.run_folder import RunFolder
-from mmgauge.tidy.rows import TidyProvider, TidyRow, generic_rows
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -54,11 +54,17 @@ def export_table(runs: RunSource | Sequence[RunSource], out: str | Path | None =
 
 def tidy_rows(benchmark: str, result: Mapping[str, Any]) -> list[TidyRow]:
     """The rows of one benchmark's stored result JSON (built-in, the plug-in's own, or the generic ones)."""
+    from mmgauge.benchmarks.registry import known_class
     from mmgauge.tidy.builtin import TIDY_ROWS
 
     builtin = TIDY_ROWS.get(benchmark)
     if builtin is not None:
         return builtin(result)
+    cls = known_class(benchmark)
+    own = cls.hook("tidy_rows") if cls is not None else None
+    if own is not None:
+        rows: list[TidyRow] = own(result)
+        return rows
     bench = _plugin(benchmark)
     if bench is not None:
         return list(bench.tidy(bench.read_result(result)))

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from mmgauge.api.export import RunSource, export_table
 from mmgauge.api.runs import Run, load_run
 from mmgauge.core.errors import UserError
-from mmgauge.tidy.rows import OVERALL
+from mmgauge.parts.tidy import OVERALL
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -8,6 +8,7 @@ sample; shared kinds (yes/no in `benchmarks/yesno.py`) make the common case a fe
 
 from __future__ import annotations
 
+import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
@@ -58,6 +59,47 @@ class Benchmark(ABC, Generic[OptionsT, ResultT]):
     result_type: ClassVar[type[BaseModel]]
     #: The prompt wordings it offers through its `prompt` option (`benchmarks/presets.py`), if any.
     prompt_presets: ClassVar[PresetTable | None] = None
+
+    # Hooks the framework asks instead of keeping tables by benchmark name, so that a plug-in gets what a
+    # built-in gets. Each callable hook is a "module:attribute" string, imported only when asked for
+    # (`hook`): naming a hook costs nothing at start-up, and the benchmark's module need not import the
+    # report, comparison or command-line code its hooks live in. None means the framework's generic part.
+    #: The display name (report, comparison text); the name when empty.
+    title: ClassVar[str] = ""
+    #: The dataset names VLMEvalKit gives this benchmark's TSVs in $LMUData (`--data vlmevalkit:NAME`).
+    vlmevalkit_names: ClassVar[tuple[str, ...]] = ()
+    #: The report's `Section` for this benchmark (an object, not a function).
+    report_section: ClassVar[str | None] = None
+    #: `compare(a, b, settings) -> [MetricRow]` over two runs' paired `Outcomes`.
+    comparer: ClassVar[str | None] = None
+    #: `build(answers) -> Outcomes`: the items two runs are paired on (default: one per sample and round).
+    outcomes_builder: ClassVar[str | None] = None
+    #: `audit(answers, rng) -> entry` for the judge audit (default: no audit of this benchmark).
+    audit_rules: ClassVar[str | None] = None
+    #: `rows(result_json) -> [TidyRow]` for `export table`, when the class has no `tidy` method.
+    tidy_rows: ClassVar[str | None] = None
+    #: A command-line function mounted as `mmgauge score <name>` (its parameters become the options).
+    score_command: ClassVar[str | None] = None
+    #: Whether a run with no --bench evaluates it (on its built-in sample).
+    in_default_run: ClassVar[bool] = False
+    #: Where it comes among benchmarks in comparisons and displays (then by name).
+    display_order: ClassVar[int] = 100
+
+    @classmethod
+    def display_name(cls) -> str:
+        return cls.title or cls.name
+
+    @classmethod
+    def hook(cls, attribute: str) -> Any:
+        """The object the hook `attribute` names ("module:attribute"), imported now; None when unset."""
+        target = getattr(cls, attribute)
+        if target is None:
+            return None
+        module_name, _, name = str(target).partition(":")
+        found: Any = importlib.import_module(module_name)
+        for part in name.split("."):
+            found = getattr(found, part)
+        return found
 
     def __init__(self, options: OptionsT | Mapping[str, Any] | None = None) -> None:
         self.options: OptionsT = self.parse_options(options)

@@ -213,7 +213,21 @@ def _part_for(args: list[str]) -> Callable[[_Tree], None] | None:
         name = PART_ALIASES.get(name, name)
         if name in PARTS:
             return PARTS[name]
+    if len(path) == 2 and path[0] == "score":
+        return _benchmark_score(path[1])
     return None
+
+
+def _benchmark_score(name: str) -> Callable[[_Tree], None] | None:
+    """`score NAME` of a benchmark whose class names a `score_command` (mounted only when typed: listing
+    them in `--help` would import every benchmark's class)."""
+    from mmgauge.benchmarks.registry import known_class
+
+    cls = known_class(name)
+    if cls is None or cls.score_command is None:
+        return None
+    command = cls.hook("score_command")
+    return lambda tree: tree.groups["score"].command(name)(command)
 
 
 _mounted: typer.Typer | None = None

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from mmgauge.benchmarks.registry import known_class
 from mmgauge.comparison.answers import Answer, by_benchmark
 from mmgauge.comparison.outcomes import BoolArray, Outcomes, mmbench_outcomes
 from mmgauge.extraction.methods import JUDGE, RANDOM, UNRESOLVED
@@ -44,7 +45,7 @@ def _entry(benchmark: str, scored: Sequence[Answer], bounds: list[ScoreBounds]) 
     )
 
 
-def _mmbench(answers: Sequence[Answer]) -> BenchmarkJudgeAudit:
+def mmbench_audit(answers: Sequence[Answer]) -> BenchmarkJudgeAudit:
     chosen = [a for a in answers if a.round == 0]
     meta = [a.metadata for a in chosen]
     keys = np.array([str(m.get("answer", "")) for m in meta], dtype=object)
@@ -73,7 +74,7 @@ def _mmbench(answers: Sequence[Answer]) -> BenchmarkJudgeAudit:
     return _entry("mmbench", [a for a in chosen if not a.failed], bounds)
 
 
-def _mme(answers: Sequence[Answer]) -> BenchmarkJudgeAudit:
+def mme_audit(answers: Sequence[Answer]) -> BenchmarkJudgeAudit:
     from mmgauge.scoring.mme import COGNITION, MMEItem, score_mme
 
     scored = [a for a in answers if not a.failed]
@@ -116,7 +117,7 @@ def _accuracy(values: BoolArray, rounds: npt.NDArray[np.int64]) -> float:
     return 100 * float(np.mean([values[rounds == r].mean() for r in np.unique(rounds)]))
 
 
-def _m3gia(answers: Sequence[Answer]) -> BenchmarkJudgeAudit:
+def m3gia_audit(answers: Sequence[Answer]) -> BenchmarkJudgeAudit:
     scored = [a for a in answers if not a.failed]
     bounds = []
     for language in dict.fromkeys(str(a.metadata.get("language")) for a in scored):
@@ -133,7 +134,6 @@ def _m3gia(answers: Sequence[Answer]) -> BenchmarkJudgeAudit:
     return _entry("m3gia", scored, bounds)
 
 
-AUDITS = {"mme": _mme, "mmbench": _mmbench, "m3gia": _m3gia}
 
 
 def number_text(value: float, unit: str) -> str:
@@ -161,11 +161,17 @@ def answers_text(entry: BenchmarkJudgeAudit) -> str:
     return f"{entry.rule_unresolved} of {entry.answers} answers unreadable by rules: " + ", ".join(parts)
 
 
+def audited_benchmarks(names: set[str]) -> set[str]:
+    """Those of `names` whose benchmark has an audit (its `audit_rules` hook)."""
+    return {name for name in names if (cls := known_class(name)) is not None and cls.audit_rules is not None}
+
+
 def judge_audit(answers: Sequence[Answer], judge: str | None) -> JudgeAudit:
     """The audit of a run's final answers (after its judge pass), for the benchmarks that have one."""
     audit = JudgeAudit(judge=judge)
     for benchmark, mine in by_benchmark(answers).items():
-        build = AUDITS.get(benchmark)
+        cls = known_class(benchmark)
+        build = cls.hook("audit_rules") if cls is not None else None
         if build is not None:
             audit.benchmarks[benchmark] = build(mine)
     return audit

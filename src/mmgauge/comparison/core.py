@@ -17,10 +17,9 @@ from itertools import combinations
 import numpy as np
 from pydantic import BaseModel, Field
 
+from mmgauge.benchmarks.registry import known_class
 from mmgauge.comparison.generic import compare_generic
-from mmgauge.comparison.m3gia import compare_m3gia
-from mmgauge.comparison.mmbench import compare_mmbench
-from mmgauge.comparison.mme import compare_mme, full_images, partial_note
+from mmgauge.comparison.mme import full_images, partial_note
 from mmgauge.comparison.outcomes import Outcomes
 from mmgauge.comparison.rows import BY_INTERVAL, BY_INTERVAL_AND_HOLM, CompareSettings, MetricRow
 from mmgauge.comparison.sources import Source
@@ -31,9 +30,6 @@ from mmgauge.stats.paired import holm
 #: 2: verdicts from the interval (`verdict_from`), floor-widened rows' p-values raised to the floor's.
 COMPARISON_SCHEMA_VERSION = 2
 Comparer = Callable[[Outcomes, Outcomes, CompareSettings], list[MetricRow]]
-COMPARERS: dict[str, Comparer] = {"mme": compare_mme, "mmbench": compare_mmbench, "m3gia": compare_m3gia}
-#: Benchmarks in this order first, then any other, by name.
-ORDER = ("mme", "mmbench", "m3gia")
 
 
 class ComparedRun(BaseModel):
@@ -84,7 +80,19 @@ class Comparison(BaseModel):
 
 
 def _ordered(names: set[str]) -> list[str]:
-    return [n for n in ORDER if n in names] + sorted(names - set(ORDER))
+    """By the benchmarks' `display_order` (not installed: last), then by name."""
+    def key(name: str) -> tuple[int, str]:
+        cls = known_class(name)
+        return (cls.display_order if cls is not None else 1000, name)
+
+    return sorted(names, key=key)
+
+
+def comparer_for(benchmark: str) -> Comparer:
+    """The benchmark's own comparison (its `comparer` hook), else the generic one."""
+    cls = known_class(benchmark)
+    found: Comparer | None = cls.hook("comparer") if cls is not None else None
+    return found if found is not None else compare_generic
 
 
 def pair_outcomes(a: Source, b: Source, benchmark: str) -> tuple[Outcomes, Outcomes, int, int]:
@@ -125,7 +133,7 @@ def _compare_pair(i: int, j: int, a: Source, b: Source, benchmark: str,
         if dropped:
             notes.append(f"MME: {dropped} paired questions left out (the other question of their image is "
                          "not answered by both runs)")
-    comparer = COMPARERS.get(benchmark, compare_generic)
+    comparer = comparer_for(benchmark)
     rows = comparer(pa, pb, settings)
     if only_a or only_b:
         notes.append(f"{benchmark}: paired on {len(pa)} {pa.item}s; {only_a} answered only by {a.label}, "

@@ -198,6 +198,8 @@ def generic_from_answers(benchmark: str, answers: Sequence[Answer]) -> Outcomes:
 
 
 def from_answers(benchmark: str, answers: Sequence[Answer]) -> Outcomes:
-    builders = {"mme": mme_from_answers, "mmbench": mmbench_from_answers, "m3gia": m3gia_from_answers}
-    build = builders.get(benchmark)
+    from mmgauge.benchmarks.registry import known_class
+
+    cls = known_class(benchmark)
+    build = cls.hook("outcomes_builder") if cls is not None else None
     return build(answers) if build is not None else generic_from_answers(benchmark, answers)

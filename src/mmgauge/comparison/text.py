@@ -6,11 +6,16 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from mmgauge.benchmarks.registry import known_class
 from mmgauge.comparison.core import Comparison, PairComparison
 from mmgauge.comparison.rows import MCNEMAR, MetricRow
 from mmgauge.core.baselines import baseline_labels, baselines_text
 
-NAMES = {"mme": "MME", "mmbench": "MMBench", "m3gia": "M3GIA"}
+
+def title_of(benchmark: str) -> str:
+    """The benchmark's display name (its `title`), or its name when it is not installed."""
+    cls = known_class(benchmark)
+    return cls.display_name() if cls is not None else benchmark
 
 
 def value_text(value: float, unit: str) -> str:
@@ -67,7 +72,7 @@ def number_name(row: MetricRow) -> str:
 
 def pair_table(comparison: Comparison, pair: PairComparison, *, headline_only: bool = False) -> Table:
     a, b = comparison.runs[pair.a], comparison.runs[pair.b]
-    title = (f"{NAMES.get(pair.benchmark, pair.benchmark)}: run {pair.a + 1} ({a.label}) vs run {pair.b + 1} "
+    title = (f"{title_of(pair.benchmark)}: run {pair.a + 1} ({a.label}) vs run {pair.b + 1} "
              f"({b.label}), {pair.items} paired {pair.item}s")
     table = Table(title=title, title_justify="left")
     holm = comparison.holm is not None

@@ -12,7 +12,7 @@ from itertools import pairwise
 
 from mmgauge.comparison.core import Comparison
 from mmgauge.comparison.rows import MetricRow
-from mmgauge.comparison.text import NAMES, number_name, p_text, verdict, verdict_rule
+from mmgauge.comparison.text import number_name, p_text, title_of, verdict, verdict_rule
 from mmgauge.report.load import RunView, answers_of
 from mmgauge.report.sections.base import note
 from mmgauge.report.tables import Cell, Mark, Table, table_html
@@ -87,7 +87,7 @@ def significance_section(runs: list[RunView], compared: Compared, tables: list[T
             parts.append(note(f"Multiple comparisons: {comparison.holm}."))
         for pair in comparison.pairs:
             a, b = compared.index[pair.a], compared.index[pair.b]
-            name = NAMES.get(pair.benchmark, pair.benchmark)
+            name = title_of(pair.benchmark)
             parts.append(f"<h3>Run {a + 1} ({escape(runs[a].label)}) vs run {b + 1} "
                          f"({escape(runs[b].label)}): {escape(name)}, {pair.items} paired "
                          f"{escape(pair.item)}s</h3>")

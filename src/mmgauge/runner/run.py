@@ -22,7 +22,7 @@ from pathlib import Path
 from mmgauge.backends.base import Backend, Request
 from mmgauge.benchmarks.base import AnyBenchmark, Dataset
 from mmgauge.comparison.answers import Answer
-from mmgauge.comparison.audit import AUDITS, judge_audit
+from mmgauge.comparison.audit import audited_benchmarks, judge_audit
 from mmgauge.core.types import (
     SCHEMA_VERSION,
     Extraction,
@@ -285,7 +285,8 @@ class Runner:
         self.folder.write_results(results)
         judge = manifest.manifest.judge.label() if manifest.manifest.judge is not None else None
         # Only benchmarks that have an audit are read by it: the others' answers would be built for nothing.
-        audited = [Answer.from_record(r) for r in scored if r.benchmark in AUDITS]
+        with_audit = audited_benchmarks({r.benchmark for r in scored})
+        audited = [Answer.from_record(r) for r in scored if r.benchmark in with_audit]
         self.folder.write_judge_audit(judge_audit(audited, judge))
         return results
 

@@ -1,9 +1,9 @@
 """Tidy rows of the built-in benchmarks' results and of General-Level reports, by benchmark name.
 
 Each function reads the stored result JSON back as its result model and returns one `TidyRow` per number
-the terminal summary and the report show, in the units they show it (see `rows.py`): MME in percent (acc,
-acc+, yes share) and points (scores, totals); MMBench and M3GIA accuracies, stored as fractions, in percent.
-Adding a benchmark here is one function and one `TIDY_ROWS` entry.
+the terminal summary and the report show, in the units they show it (see `parts/tidy.py`): MME in percent
+(acc, acc+, yes share) and points (scores, totals); MMBench and M3GIA accuracies, stored as fractions, in
+percent. A benchmark's `tidy_rows` hook names its function here (until it moves into its package).
 """
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from mmgauge.stats.proportion import Interval
-from mmgauge.tidy.rows import (
+from mmgauge.parts.tidy import (
     COUNT,
     GIA,
     LEVEL,
@@ -24,6 +23,7 @@ from mmgauge.tidy.rows import (
     breakdown,
     metric_row,
 )
+from mmgauge.stats.proportion import Interval
 
 if TYPE_CHECKING:
     from mmgauge.scoring.m3gia import Stat
@@ -175,10 +175,5 @@ def _task_rows(tasks: Any, unit: str) -> list[TidyRow]:
     return rows
 
 
-#: Benchmark name -> its rows from the stored result JSON.
-TIDY_ROWS: dict[str, Callable[[Mapping[str, Any]], list[TidyRow]]] = {
-    "mme": mme_rows,
-    "mmbench": mmbench_rows,
-    "m3gia": m3gia_rows,
-    GENERAL_LEVEL: general_level_rows,
-}
+#: Rows of what is not a benchmark: name -> its rows from the stored result JSON.
+TIDY_ROWS: dict[str, Callable[[Mapping[str, Any]], list[TidyRow]]] = {GENERAL_LEVEL: general_level_rows}

@@ -69,6 +69,17 @@ class M3GIABenchmark(Benchmark[M3GIAOptions, M3GIAResult]):
     options_type: ClassVar[type[BenchmarkOptions]] = M3GIAOptions
     result_type: ClassVar[type[M3GIAResult]] = M3GIAResult
     prompt_presets: ClassVar[PresetTable | None] = PROMPTS
+    title: ClassVar[str] = "M3GIA"
+    vlmevalkit_names: ClassVar[tuple[str, ...]] = ()
+    # Temporary: these hooks still name the modules the pieces lived in before benchmarks were packages.
+    report_section: ClassVar[str | None] = "mmgauge.report.sections.m3gia:SECTION"
+    comparer: ClassVar[str | None] = "mmgauge.comparison.m3gia:compare_m3gia"
+    outcomes_builder: ClassVar[str | None] = "mmgauge.comparison.outcomes:m3gia_from_answers"
+    audit_rules: ClassVar[str | None] = "mmgauge.comparison.audit:m3gia_audit"
+    tidy_rows: ClassVar[str | None] = "mmgauge.tidy.builtin:m3gia_rows"
+    score_command: ClassVar[str | None] = "mmgauge.cli.m3gia:gia_command"
+    in_default_run: ClassVar[bool] = True
+    display_order: ClassVar[int] = 2
 
     def __init__(self, options: M3GIAOptions | Mapping[str, Any] | None = None) -> None:
         super().__init__(options)
@@ -239,3 +250,6 @@ def _pct(value: Stat, sd: bool = True) -> str:
 
 def _num(value: Stat) -> str:
     return f"{value.mean:.2f}" + (f" ± {value.std:.2f}" if value.std is not None else "")
+
+#: What the registry finds when the installed metadata predates this benchmark (benchmarks/registry.py).
+BENCHMARK = M3GIABenchmark

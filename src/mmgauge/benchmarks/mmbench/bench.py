@@ -69,6 +69,21 @@ class MMBenchBenchmark(Benchmark[MMBenchOptions, MMBenchResult]):
     options_type: ClassVar[type[BenchmarkOptions]] = MMBenchOptions
     result_type: ClassVar[type[MMBenchResult]] = MMBenchResult
     prompt_presets: ClassVar[PresetTable | None] = PROMPTS
+    title: ClassVar[str] = "MMBench"
+    vlmevalkit_names: ClassVar[tuple[str, ...]] = (
+        "MMBench_DEV_EN", "MMBench_TEST_EN", "MMBench_DEV_CN", "MMBench_TEST_CN", "MMBench", "MMBench_CN",
+        "CCBench", "MMBench_DEV_EN_V11", "MMBench_TEST_EN_V11", "MMBench_DEV_CN_V11", "MMBench_TEST_CN_V11",
+        "MMBench_V11", "MMBench_CN_V11",
+    )
+    # Temporary: these hooks still name the modules the pieces lived in before benchmarks were packages.
+    report_section: ClassVar[str | None] = "mmgauge.report.sections.mmbench:SECTION"
+    comparer: ClassVar[str | None] = "mmgauge.comparison.mmbench:compare_mmbench"
+    outcomes_builder: ClassVar[str | None] = "mmgauge.comparison.outcomes:mmbench_from_answers"
+    audit_rules: ClassVar[str | None] = "mmgauge.comparison.audit:mmbench_audit"
+    tidy_rows: ClassVar[str | None] = "mmgauge.tidy.builtin:mmbench_rows"
+    score_command: ClassVar[str | None] = "mmgauge.cli.mmbench:score_mmbench"
+    in_default_run: ClassVar[bool] = True
+    display_order: ClassVar[int] = 1
 
     def __init__(self, options: MMBenchOptions | Mapping[str, Any] | None = None) -> None:
         super().__init__(options)
@@ -247,3 +262,6 @@ def _judge_question(sample: Sample) -> str:
 def _fingerprint(data: Path) -> str:
     """sha256 over the name and bytes of each file the table comes from (one file, or a split's shards)."""
     return fingerprint_files(table_files(data) if is_table_source(data) else [data])
+
+#: What the registry finds when the installed metadata predates this benchmark (benchmarks/registry.py).
+BENCHMARK = MMBenchBenchmark

@@ -60,6 +60,17 @@ class MMEBenchmark(Benchmark[MMEOptions, MMEResult]):
     options_type: ClassVar[type[BenchmarkOptions]] = MMEOptions
     result_type: ClassVar[type[MMEResult]] = MMEResult
     prompt_presets: ClassVar[PresetTable | None] = PROMPTS
+    title: ClassVar[str] = "MME"
+    vlmevalkit_names: ClassVar[tuple[str, ...]] = ("MME",)
+    # Temporary: these hooks still name the modules the pieces lived in before benchmarks were packages.
+    report_section: ClassVar[str | None] = "mmgauge.report.sections.mme:SECTION"
+    comparer: ClassVar[str | None] = "mmgauge.comparison.mme:compare_mme"
+    outcomes_builder: ClassVar[str | None] = "mmgauge.comparison.outcomes:mme_from_answers"
+    audit_rules: ClassVar[str | None] = "mmgauge.comparison.audit:mme_audit"
+    tidy_rows: ClassVar[str | None] = "mmgauge.tidy.builtin:mme_rows"
+    score_command: ClassVar[str | None] = "mmgauge.cli.mme:score_command"
+    in_default_run: ClassVar[bool] = True
+    display_order: ClassVar[int] = 0
 
     def __init__(self, options: MMEOptions | Mapping[str, Any] | None = None) -> None:
         super().__init__(options)
@@ -228,3 +239,6 @@ def _fingerprint(data: Path) -> str:
             for block in iter(lambda: handle.read(1 << 20), b""):
                 digest.update(block)
     return digest.hexdigest()
+
+#: What the registry finds when the installed metadata predates this benchmark (benchmarks/registry.py).
+BENCHMARK = MMEBenchmark

@@ -63,6 +63,11 @@ class MMStarBenchmark(Benchmark[MMStarOptions, MMStarResult]):
     options_type: ClassVar[type[BenchmarkOptions]] = MMStarOptions
     result_type: ClassVar[type[MMStarResult]] = MMStarResult
     prompt_presets: ClassVar[PresetTable | None] = PROMPTS
+    title: ClassVar[str] = "MMStar"
+    vlmevalkit_names: ClassVar[tuple[str, ...]] = ("MMStar",)
+    tidy_rows: ClassVar[str | None] = "mmgauge.benchmarks.mmstar.tidy:mmstar_rows"
+    score_command: ClassVar[str | None] = "mmgauge.benchmarks.mmstar.command:score_command"
+    in_default_run: ClassVar[bool] = True
 
     def __init__(self, options: MMStarOptions | Mapping[str, Any] | None = None) -> None:
         super().__init__(options)
@@ -157,3 +162,6 @@ class MMStarBenchmark(Benchmark[MMStarOptions, MMStarResult]):
 def _judge_question(sample: Sample) -> str:
     hint = str(sample.metadata.get("hint", ""))
     return f"{hint}\n{sample.question}" if hint else sample.question
+
+#: What the registry finds when the installed metadata predates this benchmark (benchmarks/registry.py).
+BENCHMARK = MMStarBenchmark

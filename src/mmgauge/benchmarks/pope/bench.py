@@ -35,6 +35,11 @@ class PopeBenchmark(Benchmark[PopeOptions, PopeResult]):
                                   "splits; accuracy, precision, recall, F1, yes-ratio")
     options_type: ClassVar[type[BenchmarkOptions]] = PopeOptions
     result_type: ClassVar[type[PopeResult]] = PopeResult
+    title: ClassVar[str] = "POPE"
+    vlmevalkit_names: ClassVar[tuple[str, ...]] = ("POPE",)
+    tidy_rows: ClassVar[str | None] = "mmgauge.benchmarks.pope.tidy:pope_rows"
+    score_command: ClassVar[str | None] = "mmgauge.benchmarks.pope.command:score_command"
+    in_default_run: ClassVar[bool] = True
 
     def __init__(self, options: PopeOptions | Mapping[str, Any] | None = None) -> None:
         super().__init__(options)
@@ -111,3 +116,6 @@ def scores_text(scores: PopeScores) -> str:
     f1 = scores.f1
     text += ", F1 -" if f1 is None else f", F1 {100 * f1.value:.2f} ({f1.ci.text(100).split(', n=')[0]})"
     return text + f", yes {100 * scores.yes_ratio.value:.1f}%"
+
+#: What the registry finds when the installed metadata predates this benchmark (benchmarks/registry.py).
+BENCHMARK = PopeBenchmark

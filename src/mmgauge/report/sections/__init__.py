@@ -1,8 +1,9 @@
-"""Per-benchmark report sections, found by benchmark name. Adding a benchmark is one module plus one line.
+"""Per-benchmark report sections: each benchmark's own (its `report_section` hook), imported only when a run
+holds that benchmark; General-Level's, which is no benchmark, is here.
 
-Each module defines `SECTION`. A benchmark without a module, or whose stored result does not match its
-module's result model (an older or newer schema), gets the generic section: the run's headline rows and the
-raw result values, with a note saying why.
+A benchmark without a section (or not installed here), or whose stored result does not match its section's
+result model (an older or newer schema), gets the generic section: the run's headline rows and the raw result
+values, with a note saying why.
 """
 
 from __future__ import annotations
@@ -12,26 +13,26 @@ from typing import Final
 
 from pydantic import ValidationError
 
+from mmgauge.benchmarks.registry import known_class
 from mmgauge.report.load import BenchView, Row
 from mmgauge.report.sections.base import Card, Section, generic_section
 
-#: benchmark name -> module defining `SECTION`; imported only when a run holds that benchmark.
-SECTIONS: dict[str, str] = {
-    "mme": "mmgauge.report.sections.mme",
-    "mmbench": "mmgauge.report.sections.mmbench",
-    "m3gia": "mmgauge.report.sections.m3gia",
-    "general_level": "mmgauge.report.sections.general_level",
-}
+#: Sections of what is not a benchmark: name -> module defining `SECTION`.
+SECTIONS: dict[str, str] = {"general_level": "mmgauge.report.sections.general_level"}
 _ALIASES: Final = {"general-level": "general_level", "generallevel": "general_level"}
 
 
 def section_for(name: str) -> Section:
     key = name.strip().lower()
     target = SECTIONS.get(_ALIASES.get(key, key))
-    if target is None:
-        return generic_section(name)
-    section: Section = importlib.import_module(target).SECTION
-    return section
+    if target is not None:
+        section: Section = importlib.import_module(target).SECTION
+        return section
+    cls = known_class(key)
+    own: Section | None = cls.hook("report_section") if cls is not None else None
+    if own is not None:
+        return own
+    return generic_section(cls.display_name() if cls is not None else name)
 
 
 def checked(bench: BenchView) -> tuple[Section, str | None]:
