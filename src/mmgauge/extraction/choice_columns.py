@@ -8,10 +8,13 @@ A prediction file of a million rows is one call; a batch of records, or a judge'
   rows), and each row is decided from those facts and its offered letters as bit masks, with a few integer
   operations over the whole column (`_decide`).
 - Rule 4 (an option's text inside the answer) compares each row with its own options. Where the answer and
-  the row's offered options are ASCII without NUL bytes, lower case is ASCII's and containment is a byte
-  search, done row by row in numpy (`np.char.find`) on fixed-width byte arrays, in batches of bounded size.
-  Other rows (non-ASCII text, whose lower case is Unicode's), and the rows of `match_rows`, are compared in
-  Python (`_rule_4_python`).
+  the row's offered options hold no NUL byte and only characters whose lower case pyarrow's `utf8_lower`
+  gives exactly as Python's `str.lower` does, in as many bytes (ASCII, CJK, accented Latin, ...: checked for
+  each character the column holds, `_Cells`), lowering is pyarrow's and containment is a byte search (UTF-8
+  finds a character only where it starts), done row by row in numpy (`np.char.find`) on fixed-width byte
+  arrays, in batches of bounded size. Other rows (where Python and pyarrow could disagree, such as "İ", or
+  "Σ", whose lower case depends on its neighbours), and the rows of `match_rows`, are compared in Python
+  (`_rule_4_python`).
 """
 
 from __future__ import annotations
@@ -29,9 +32,10 @@ from mmgauge.datasources.arrow_numpy import (
     fixed_width,
     lengths,
     string_buffers,
+    strings,
     take,
 )
-from mmgauge.extraction.choice_answers import Z_BIT, AnswerFacts, answer_facts, python_facts, rows_with_only
+from mmgauge.extraction.choice_answers import Z_BIT, AnswerFacts, answer_facts, python_facts
 from mmgauge.extraction.choice_rules import METHODS, RULE_LETTER, RULE_REGEX, RULE_TEXT
 from mmgauge.extraction.methods import FAILURE, UNRESOLVED
 
@@ -52,9 +56,8 @@ _BATCH_BYTES: Final = 1 << 24
 #: Set bits of each 10-bit mask, and the position of its lowest set bit.
 _BIT_COUNT: Final = np.array([bin(mask).count("1") for mask in range(1 << 10)], dtype=np.uint8)
 _LOWEST_BIT: Final = np.array([(mask & -mask).bit_length() - 1 for mask in range(1 << 10)], dtype=np.int64)
-#: Byte tables: ASCII, and ASCII other than NUL.
-_ASCII: Final = np.arange(256) < 0x80
-_ASCII_NOT_NUL: Final = _ASCII & (np.arange(256) > 0)
+#: Python's one lower case that depends on the text around the character (final sigma).
+_SIGMA: Final = 0x3A3
 
 
 @dataclass(frozen=True)
@@ -126,8 +129,8 @@ def _bits(offered: BoolArray) -> npt.NDArray[np.uint16]:
 @dataclass(frozen=True)
 class _Cells:
     """What rule 4 needs of a text column: characters (code points) and bytes per cell, and which cells are
-    `simple`: ASCII without NUL bytes, where lower case is ASCII's and a fixed-width numpy bytes value keeps
-    the whole cell (numpy drops trailing NUL bytes)."""
+    `simple`: no NUL byte (a fixed-width numpy bytes value keeps the whole cell; numpy drops trailing NUL
+    bytes), and every character one whose lower case pyarrow gives as Python does, in as many bytes."""
 
     length: IntArray
     size: IntArray
@@ -139,9 +142,38 @@ class _Cells:
         size = np.diff(offsets)
         if not data.size or (data.min() > 0 and data.max() < 0x80):  # the common case, two passes
             return cls(size, size, np.ones(len(size), dtype=bool))
-        ascii_only = rows_with_only(offsets, data, _ASCII)
-        length = size if ascii_only.all() else lengths(column).astype(np.int64)
-        return cls(length, size, rows_with_only(offsets, data, _ASCII_NOT_NUL))
+        length = size if data.max() < 0x80 else lengths(column).astype(np.int64)
+        odd = np.flatnonzero(data == 0)
+        high = np.flatnonzero(data >= 0x80)
+        if len(high):
+            starts = high[data[high] >= 0xC0]  # the first byte of each character beyond ASCII
+            points = _code_points(data, starts)
+            found, where = np.unique(points, return_inverse=True)
+            odd = np.union1d(odd, starts[~_same_lower_case(found.tolist())[where.reshape(-1)]])
+        simple = np.ones(len(size), dtype=bool)
+        simple[np.searchsorted(offsets, odd, side="right") - 1] = False
+        return cls(length, size, simple)
+
+
+def _code_points(data: npt.NDArray[np.uint8], starts: IntArray) -> IntArray:
+    """The code points of the UTF-8 characters starting at `starts` (valid UTF-8: arrow checked it)."""
+    lead = data[starts].astype(np.int64)
+    follow = [data[np.minimum(starts + k, len(data) - 1)].astype(np.int64) & 0x3F for k in (1, 2, 3)]
+    two = ((lead & 0x1F) << 6) | follow[0]
+    three = ((lead & 0x0F) << 12) | (follow[0] << 6) | follow[1]
+    four = ((lead & 0x07) << 18) | (follow[0] << 12) | (follow[1] << 6) | follow[2]
+    points: IntArray = np.where(lead >= 0xF0, four, np.where(lead >= 0xE0, three, two))
+    return points
+
+
+def _same_lower_case(points: list[int]) -> BoolArray:
+    """Per code point: whether pyarrow's `utf8_lower` (one character at a time) gives Python's lower case of
+    the character, in as many bytes (byte positions stay those of the text as written), and Python's lower
+    case does not depend on the neighbours."""
+    chars = [chr(point) for point in points]
+    pyarrow_lower = compute("utf8_lower", strings(chars)).to_pylist()
+    return np.array([point != _SIGMA and lower == char.lower() and len(lower.encode()) == len(char.encode())
+                     for point, char, lower in zip(points, chars, pyarrow_lower, strict=True)], dtype=bool)
 
 
 def _rule_4(texts: pa.Array, codes: IntArray, rows: IntArray, options: OptionColumns, letter: IntArray,
@@ -172,7 +204,7 @@ def _contained(texts: pa.Array, text_size: IntArray, text_codes: IntArray, needl
                cells: list[_Cells], offered: BoolArray, asked_rows: IntArray) -> tuple[IntArray, IntArray]:
     """Rule 4's containment test for the simple rows `asked_rows` (row i reads text `text_codes[i]`, options
     `needles[j][i]` where `offered[i, j]`): how many options each names, and the last one it names."""
-    lowered = compute("ascii_lower", texts)
+    lowered = compute("utf8_lower", texts)
     text_length = text_size[text_codes[asked_rows]]
     # Answers of like length share a width: sorted by the power of two above their length, then cut so
     # that no array holds more than _BATCH_BYTES.
@@ -195,7 +227,7 @@ def _contained(texts: pa.Array, text_size: IntArray, text_codes: IntArray, needl
                 asked = offered[rows, j] & (cell.size[rows] <= text_length[batch])
                 if not asked.any():
                     continue
-                part = fixed_width(compute("ascii_lower", take(needle, rows[asked])),
+                part = fixed_width(compute("utf8_lower", take(needle, rows[asked])),
                                    max(1, int(cell.size[rows[asked]].max())))
                 options = np.zeros(len(rows), dtype=part.dtype)
                 options[asked] = part
