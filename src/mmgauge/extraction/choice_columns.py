@@ -142,27 +142,38 @@ class _Cells:
         size = np.diff(offsets)
         if not data.size or (data.min() > 0 and data.max() < 0x80):  # the common case, two passes
             return cls(size, size, np.ones(len(size), dtype=bool))
-        length = size if data.max() < 0x80 else lengths(column).astype(np.int64)
-        odd = np.flatnonzero(data == 0)
-        high = np.flatnonzero(data >= 0x80)
-        if len(high):
-            starts = high[data[high] >= 0xC0]  # the first byte of each character beyond ASCII
-            points = _code_points(data, starts)
-            found, where = np.unique(points, return_inverse=True)
-            odd = np.union1d(odd, starts[~_same_lower_case(found.tolist())[where.reshape(-1)]])
-        simple = np.ones(len(size), dtype=bool)
-        simple[np.searchsorted(offsets, odd, side="right") - 1] = False
-        return cls(length, size, simple)
+        if data.max() < 0x80:
+            return cls(size, size, rows_without(offsets, np.flatnonzero(data == 0)))
+        # Each distinct character beyond ASCII is checked once (a table over all code points, no sort).
+        starts = np.flatnonzero(data >= 0xC0)  # the first byte of each character beyond ASCII
+        points = _code_points(data, starts)
+        seen = np.zeros(0x110000, dtype=bool)
+        seen[points] = True
+        found = np.flatnonzero(seen)
+        doubtful = np.zeros(0x110000, dtype=bool)
+        doubtful[found[~_same_lower_case(found.tolist())]] = True
+        odd = np.concatenate([np.flatnonzero(data == 0), starts[doubtful[points]]])
+        return cls(lengths(column).astype(np.int64), size, rows_without(offsets, odd))
 
 
-def _code_points(data: npt.NDArray[np.uint8], starts: IntArray) -> IntArray:
+def rows_without(offsets: IntArray, positions: IntArray) -> BoolArray:
+    """Whether each row (bytes offsets[r]:offsets[r + 1]) holds none of the byte `positions`."""
+    rows_ok = np.ones(len(offsets) - 1, dtype=bool)
+    rows_ok[np.searchsorted(offsets, positions, side="right") - 1] = False
+    return rows_ok
+
+
+def _code_points(data: npt.NDArray[np.uint8], starts: IntArray) -> npt.NDArray[np.int32]:
     """The code points of the UTF-8 characters starting at `starts` (valid UTF-8: arrow checked it)."""
-    lead = data[starts].astype(np.int64)
-    follow = [data[np.minimum(starts + k, len(data) - 1)].astype(np.int64) & 0x3F for k in (1, 2, 3)]
-    two = ((lead & 0x1F) << 6) | follow[0]
-    three = ((lead & 0x0F) << 12) | (follow[0] << 6) | follow[1]
-    four = ((lead & 0x07) << 18) | (follow[0] << 12) | (follow[1] << 6) | follow[2]
-    points: IntArray = np.where(lead >= 0xF0, four, np.where(lead >= 0xE0, three, two))
+    lead = data[starts].astype(np.int32)
+    last = len(data) - 1
+    follow = [data[np.minimum(starts + k, last)].astype(np.int32) & 0x3F for k in (1, 2, 3)]
+    points = ((lead & 0x1F) << 6) | follow[0]
+    three = lead >= 0xE0
+    points[three] = ((lead[three] & 0x0F) << 12) | (follow[0][three] << 6) | follow[1][three]
+    four = lead >= 0xF0
+    points[four] = (((lead[four] & 0x07) << 18) | (follow[0][four] << 12) | (follow[1][four] << 6)
+                    | follow[2][four])
     return points
 
 
