@@ -180,3 +180,12 @@ def test_characters_whose_lower_case_pyarrow_and_python_share() -> None:
     assert dict(zip(chars, same.tolist(), strict=True)) == {
         "a": True, "Z": True, "猫": True, "é": True, "É": True, "ß": True, "Ａ": True,
         "\u0130": False, "\u212a": False, "\u03a3": False, "\u03c3": True, "\u1e9e": False}
+
+
+def test_code_points_read_from_utf8_bytes() -> None:
+    rng = random.Random(3)
+    chars = "aé猫Ａ\u0080\u07ff\u0800\uffff\U00010000\U0010ffff" + "".join(
+        chr(rng.choice([rng.randrange(0x80, 0xD800), rng.randrange(0xE000, 0x110000)])) for _ in range(5000))
+    data = np.frombuffer(chars.encode("utf-8"), dtype=np.uint8)
+    points = choice_columns._code_points(data, np.flatnonzero(data >= 0xC0))
+    assert points.tolist() == [ord(char) for char in chars if ord(char) >= 0x80]

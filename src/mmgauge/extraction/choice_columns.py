@@ -164,16 +164,19 @@ def rows_without(offsets: IntArray, positions: IntArray) -> BoolArray:
 
 
 def _code_points(data: npt.NDArray[np.uint8], starts: IntArray) -> npt.NDArray[np.int32]:
-    """The code points of the UTF-8 characters starting at `starts` (valid UTF-8: arrow checked it)."""
+    """The code points of the UTF-8 characters starting at `starts` (valid UTF-8: arrow checked it, so each
+    character's bytes are all there); the bytes of longer characters are read only for those."""
     lead = data[starts].astype(np.int32)
-    last = len(data) - 1
-    follow = [data[np.minimum(starts + k, last)].astype(np.int32) & 0x3F for k in (1, 2, 3)]
-    points = ((lead & 0x1F) << 6) | follow[0]
-    three = lead >= 0xE0
-    points[three] = ((lead[three] & 0x0F) << 12) | (follow[0][three] << 6) | follow[1][three]
-    four = lead >= 0xF0
-    points[four] = (((lead[four] & 0x07) << 18) | (follow[0][four] << 12) | (follow[1][four] << 6)
-                    | follow[2][four])
+    second = (data[starts + 1] & 0x3F).astype(np.int32)
+    points = ((lead & 0x1F) << 6) | second
+    for size in (3, 4):
+        longer = np.flatnonzero(lead >= (0xE0 if size == 3 else 0xF0))
+        if not len(longer):
+            break
+        # The bits read so far (at 3 bytes, less the lead's bit that marks 2-byte leads apart) then the
+        # next continuation byte's 6 bits.
+        held = points[longer] & 0x3FF if size == 3 else points[longer]
+        points[longer] = (held << 6) | (data[starts[longer] + size - 1] & 0x3F)
     return points
 
 
