@@ -102,6 +102,22 @@ def _decide(facts: AnswerFacts, codes: IntArray, offered: BoolArray) -> tuple[In
     """Rules 1-3 of every row from its answer's facts (`facts` row `codes[r]`) and its offered letters:
     (letter code, method code), the method `UNRESOLVED` where rule 4 is left to decide."""
     bits = _bits(offered)
+    if not len(bits):
+        return _decide_bits(facts, codes, bits)
+    # Most rows offer the same letters (all of them): for those the answer alone decides, so each distinct
+    # answer is decided once and spread over its rows; the other rows are decided one by one.
+    usual = np.uint16(np.bincount(bits).argmax())
+    count = len(facts.failed)
+    letter_of, method_of = _decide_bits(facts, np.arange(count), np.full(count, usual, dtype=np.uint16))
+    letter, method = letter_of[codes], method_of[codes]
+    other = np.flatnonzero(bits != usual)
+    letter[other], method[other] = _decide_bits(facts, codes[other], bits[other])
+    return letter, method
+
+
+def _decide_bits(facts: AnswerFacts, codes: IntArray, bits: npt.NDArray[np.uint16],
+                 ) -> tuple[IntArray, IntArray]:
+    """`_decide` of rows reading answer `codes[i]` and offering the letters of mask `bits[i]`."""
     failed = facts.failed[codes]
     present = facts.present[codes]
     found = present & bits
