@@ -4,6 +4,7 @@ whole columns (`match_columns`) and on the few rows of records and judge replies
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -128,3 +129,63 @@ def test_rule_4_in_small_batches_agrees_with_match_letter(monkeypatch: pytest.Mo
         got = None if letter[r] == -1 else NO_OPTION if letter[r] == NO_OPTION_CODE else letters[letter[r]]
         assert (got, METHODS[method[r]]) == expected, (r, text, shown)
     assert np.count_nonzero(method == METHODS.index("rule-text")) > 300
+
+
+UNICODE_WORDS = ["猫", "红色", "café", "CAFÉ", "straße", "σοφια", "ǅemal", "ﬁsh", "ＡＢＣ", "Å", "ΐ", "ᾈ",
+                 "i\u0307", "cat", "Dog"]
+#: Characters pyarrow may lower otherwise than Python (or, "Σ", Python depending on the neighbours), and NUL.
+DOUBTFUL_WORDS = ["İstanbul", "ΣΟΦΙΑ", "\u212aelvin", "\u212b", "ẞ", "\u2126", "e\x00"]
+
+
+def test_rule_4_on_unicode_text_agrees_with_match_letter(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rule 4 with lower case beyond ASCII: characters pyarrow lowers as Python does (CJK, accented Latin,
+    fullwidth) go the byte search; those it may not ("İ", the Kelvin sign, "Σ" whose lower case depends on
+    its place, "ẞ") and NUL bytes are left to Python."""
+    monkeypatch.setattr(choice_columns, "_BATCH_BYTES", 256)
+    python_rows: list[int] = []
+    by_python = choice_columns._rule_4_python
+
+    def counted(texts: list[str], *args: Any) -> None:
+        python_rows.append(len(texts))
+        by_python(texts, *args)
+
+    monkeypatch.setattr(choice_columns, "_rule_4_python", counted)
+    rng = random.Random(5)
+    rows, letters = 4000, ("A", "B", "C", "D")
+    offered = np.ones((rows, len(letters)), dtype=bool)
+    texts: list[list[str]] = [[] for _ in letters]
+    predictions: list[str] = []
+    for _ in range(rows):
+        row_texts = [rng.choice(DOUBTFUL_WORDS if rng.random() < 0.03 else UNICODE_WORDS)
+                     + rng.choice(["", " 1", "s"]) for _ in letters]
+        for j, column in enumerate(texts):
+            column.append(row_texts[j])
+        pick = rng.choice(row_texts)
+        other = rng.choice(UNICODE_WORDS + DOUBTFUL_WORDS)
+        predictions.append(rng.choice([pick, pick.upper(), pick.lower(), f"it is {pick}!",
+                                       f"{pick} or {rng.choice(row_texts)}", other.upper()]))
+    letter, method = match_columns(_chunked(predictions), OptionColumns(letters, offered,
+                                                                         [_chunked(c) for c in texts]))
+    for r, text in enumerate(predictions):
+        expected = match_letter(text, letters, tuple(column[r] for column in texts))
+        got = None if letter[r] == -1 else letters[letter[r]]
+        assert (got, METHODS[method[r]]) == expected, (r, text)
+    assert np.count_nonzero(method == METHODS.index("rule-text")) > 1000
+    assert 0 < sum(python_rows) < rows // 2  # the byte search took most rows, Python the doubtful ones
+
+
+def test_characters_whose_lower_case_pyarrow_and_python_share() -> None:
+    chars = "aZ猫éÉßＡ\u0130\u212a\u03a3\u03c3\u1e9e"
+    same = choice_columns._same_lower_case([ord(char) for char in chars])
+    assert dict(zip(chars, same.tolist(), strict=True)) == {
+        "a": True, "Z": True, "猫": True, "é": True, "É": True, "ß": True, "Ａ": True,
+        "\u0130": False, "\u212a": False, "\u03a3": False, "\u03c3": True, "\u1e9e": False}
+
+
+def test_code_points_read_from_utf8_bytes() -> None:
+    rng = random.Random(3)
+    chars = "aé猫Ａ\u0080\u07ff\u0800\uffff\U00010000\U0010ffff" + "".join(
+        chr(rng.choice([rng.randrange(0x80, 0xD800), rng.randrange(0xE000, 0x110000)])) for _ in range(5000))
+    data = np.frombuffer(chars.encode("utf-8"), dtype=np.uint8)
+    points = choice_columns._code_points(data, np.flatnonzero(data >= 0xC0))
+    assert points.tolist() == [ord(char) for char in chars if ord(char) >= 0x80]

@@ -8,10 +8,13 @@ A prediction file of a million rows is one call; a batch of records, or a judge'
   rows), and each row is decided from those facts and its offered letters as bit masks, with a few integer
   operations over the whole column (`_decide`).
 - Rule 4 (an option's text inside the answer) compares each row with its own options. Where the answer and
-  the row's offered options are ASCII without NUL bytes, lower case is ASCII's and containment is a byte
-  search, done row by row in numpy (`np.char.find`) on fixed-width byte arrays, in batches of bounded size.
-  Other rows (non-ASCII text, whose lower case is Unicode's), and the rows of `match_rows`, are compared in
-  Python (`_rule_4_python`).
+  the row's offered options hold no NUL byte and only characters whose lower case pyarrow's `utf8_lower`
+  gives exactly as Python's `str.lower` does, in as many bytes (ASCII, CJK, accented Latin, ...: checked for
+  each character the column holds, `_Cells`), lowering is pyarrow's and containment is a byte search (UTF-8
+  finds a character only where it starts), done row by row in numpy (`np.char.find`) on fixed-width byte
+  arrays, in batches of bounded size. Other rows (where Python and pyarrow could disagree, such as "İ", or
+  "Σ", whose lower case depends on its neighbours), and the rows of `match_rows`, are compared in Python
+  (`_rule_4_python`).
 """
 
 from __future__ import annotations
@@ -29,9 +32,10 @@ from mmgauge.datasources.arrow_numpy import (
     fixed_width,
     lengths,
     string_buffers,
+    strings,
     take,
 )
-from mmgauge.extraction.choice_answers import Z_BIT, AnswerFacts, answer_facts, python_facts, rows_with_only
+from mmgauge.extraction.choice_answers import Z_BIT, AnswerFacts, answer_facts, python_facts
 from mmgauge.extraction.choice_rules import METHODS, RULE_LETTER, RULE_REGEX, RULE_TEXT
 from mmgauge.extraction.methods import FAILURE, UNRESOLVED
 
@@ -52,9 +56,8 @@ _BATCH_BYTES: Final = 1 << 24
 #: Set bits of each 10-bit mask, and the position of its lowest set bit.
 _BIT_COUNT: Final = np.array([bin(mask).count("1") for mask in range(1 << 10)], dtype=np.uint8)
 _LOWEST_BIT: Final = np.array([(mask & -mask).bit_length() - 1 for mask in range(1 << 10)], dtype=np.int64)
-#: Byte tables: ASCII, and ASCII other than NUL.
-_ASCII: Final = np.arange(256) < 0x80
-_ASCII_NOT_NUL: Final = _ASCII & (np.arange(256) > 0)
+#: Python's one lower case that depends on the text around the character (final sigma).
+_SIGMA: Final = 0x3A3
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,22 @@ def _decide(facts: AnswerFacts, codes: IntArray, offered: BoolArray) -> tuple[In
     """Rules 1-3 of every row from its answer's facts (`facts` row `codes[r]`) and its offered letters:
     (letter code, method code), the method `UNRESOLVED` where rule 4 is left to decide."""
     bits = _bits(offered)
+    if not len(bits):
+        return _decide_bits(facts, codes, bits)
+    # Most rows offer the same letters (all of them): for those the answer alone decides, so each distinct
+    # answer is decided once and spread over its rows; the other rows are decided one by one.
+    usual = np.uint16(np.bincount(bits).argmax())
+    count = len(facts.failed)
+    letter_of, method_of = _decide_bits(facts, np.arange(count), np.full(count, usual, dtype=np.uint16))
+    letter, method = letter_of[codes], method_of[codes]
+    other = np.flatnonzero(bits != usual)
+    letter[other], method[other] = _decide_bits(facts, codes[other], bits[other])
+    return letter, method
+
+
+def _decide_bits(facts: AnswerFacts, codes: IntArray, bits: npt.NDArray[np.uint16],
+                 ) -> tuple[IntArray, IntArray]:
+    """`_decide` of rows reading answer `codes[i]` and offering the letters of mask `bits[i]`."""
     failed = facts.failed[codes]
     present = facts.present[codes]
     found = present & bits
@@ -126,8 +145,8 @@ def _bits(offered: BoolArray) -> npt.NDArray[np.uint16]:
 @dataclass(frozen=True)
 class _Cells:
     """What rule 4 needs of a text column: characters (code points) and bytes per cell, and which cells are
-    `simple`: ASCII without NUL bytes, where lower case is ASCII's and a fixed-width numpy bytes value keeps
-    the whole cell (numpy drops trailing NUL bytes)."""
+    `simple`: no NUL byte (a fixed-width numpy bytes value keeps the whole cell; numpy drops trailing NUL
+    bytes), and every character one whose lower case pyarrow gives as Python does, in as many bytes."""
 
     length: IntArray
     size: IntArray
@@ -139,9 +158,52 @@ class _Cells:
         size = np.diff(offsets)
         if not data.size or (data.min() > 0 and data.max() < 0x80):  # the common case, two passes
             return cls(size, size, np.ones(len(size), dtype=bool))
-        ascii_only = rows_with_only(offsets, data, _ASCII)
-        length = size if ascii_only.all() else lengths(column).astype(np.int64)
-        return cls(length, size, rows_with_only(offsets, data, _ASCII_NOT_NUL))
+        if data.max() < 0x80:
+            return cls(size, size, rows_without(offsets, np.flatnonzero(data == 0)))
+        # Each distinct character beyond ASCII is checked once (a table over all code points, no sort).
+        starts = np.flatnonzero(data >= 0xC0)  # the first byte of each character beyond ASCII
+        points = _code_points(data, starts)
+        seen = np.zeros(0x110000, dtype=bool)
+        seen[points] = True
+        found = np.flatnonzero(seen)
+        doubtful = np.zeros(0x110000, dtype=bool)
+        doubtful[found[~_same_lower_case(found.tolist())]] = True
+        odd = np.concatenate([np.flatnonzero(data == 0), starts[doubtful[points]]])
+        return cls(lengths(column).astype(np.int64), size, rows_without(offsets, odd))
+
+
+def rows_without(offsets: IntArray, positions: IntArray) -> BoolArray:
+    """Whether each row (bytes offsets[r]:offsets[r + 1]) holds none of the byte `positions`."""
+    rows_ok = np.ones(len(offsets) - 1, dtype=bool)
+    rows_ok[np.searchsorted(offsets, positions, side="right") - 1] = False
+    return rows_ok
+
+
+def _code_points(data: npt.NDArray[np.uint8], starts: IntArray) -> npt.NDArray[np.int32]:
+    """The code points of the UTF-8 characters starting at `starts` (valid UTF-8: arrow checked it, so each
+    character's bytes are all there); the bytes of longer characters are read only for those."""
+    lead = data[starts].astype(np.int32)
+    second = (data[starts + 1] & 0x3F).astype(np.int32)
+    points = ((lead & 0x1F) << 6) | second
+    for size in (3, 4):
+        longer = np.flatnonzero(lead >= (0xE0 if size == 3 else 0xF0))
+        if not len(longer):
+            break
+        # The bits read so far (at 3 bytes, less the lead's bit that marks 2-byte leads apart) then the
+        # next continuation byte's 6 bits.
+        held = points[longer] & 0x3FF if size == 3 else points[longer]
+        points[longer] = (held << 6) | (data[starts[longer] + size - 1] & 0x3F)
+    return points
+
+
+def _same_lower_case(points: list[int]) -> BoolArray:
+    """Per code point: whether pyarrow's `utf8_lower` (one character at a time) gives Python's lower case of
+    the character, in as many bytes (byte positions stay those of the text as written), and Python's lower
+    case does not depend on the neighbours."""
+    chars = [chr(point) for point in points]
+    pyarrow_lower = compute("utf8_lower", strings(chars)).to_pylist()
+    return np.array([point != _SIGMA and lower == char.lower() and len(lower.encode()) == len(char.encode())
+                     for point, char, lower in zip(points, chars, pyarrow_lower, strict=True)], dtype=bool)
 
 
 def _rule_4(texts: pa.Array, codes: IntArray, rows: IntArray, options: OptionColumns, letter: IntArray,
@@ -172,7 +234,7 @@ def _contained(texts: pa.Array, text_size: IntArray, text_codes: IntArray, needl
                cells: list[_Cells], offered: BoolArray, asked_rows: IntArray) -> tuple[IntArray, IntArray]:
     """Rule 4's containment test for the simple rows `asked_rows` (row i reads text `text_codes[i]`, options
     `needles[j][i]` where `offered[i, j]`): how many options each names, and the last one it names."""
-    lowered = compute("ascii_lower", texts)
+    lowered = compute("utf8_lower", texts)
     text_length = text_size[text_codes[asked_rows]]
     # Answers of like length share a width: sorted by the power of two above their length, then cut so
     # that no array holds more than _BATCH_BYTES.
@@ -195,7 +257,7 @@ def _contained(texts: pa.Array, text_size: IntArray, text_codes: IntArray, needl
                 asked = offered[rows, j] & (cell.size[rows] <= text_length[batch])
                 if not asked.any():
                     continue
-                part = fixed_width(compute("ascii_lower", take(needle, rows[asked])),
+                part = fixed_width(compute("utf8_lower", take(needle, rows[asked])),
                                    max(1, int(cell.size[rows[asked]].max())))
                 options = np.zeros(len(rows), dtype=part.dtype)
                 options[asked] = part
