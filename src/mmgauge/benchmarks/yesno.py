@@ -20,10 +20,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from mmgauge.benchmarks.base import Benchmark, BenchmarkOptions, Dataset
+from mmgauge.benchmarks.base import YES_NO, Benchmark, BenchmarkOptions, Dataset
 from mmgauge.core.errors import UserError
 from mmgauge.core.jsonlines import read_json_objects
-from mmgauge.core.types import Extraction, ImageRef, Message, Sample, SampleRecord
+from mmgauge.core.types import AnswerChoice, Extraction, ImageRef, Message, Sample, SampleRecord
 from mmgauge.extraction.yesno import parse_words
 from mmgauge.scoring.yesno import YesNoResult, score_yes_no
 
@@ -70,6 +70,9 @@ class YesNoBenchmark(Benchmark[BenchmarkOptions, YesNoResult]):
 
     def build_messages(self, sample: Sample, round: int = 0) -> list[Message]:
         return [Message.user(sample.question + self.suffix, sample.images)]
+
+    def answer_choices(self, sample: Sample, round: int = 0) -> list[AnswerChoice] | None:
+        return list(YES_NO)
 
     def extract(self, sample: Sample, text: str, round: int = 0) -> Extraction:
         return parse_words(text)

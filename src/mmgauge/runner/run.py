@@ -149,7 +149,8 @@ class Runner:
                 key = (bench.name, sample.id, round)
                 config = self.round_config(round)
                 messages = bench.build_messages(sample, round)
-                fingerprint = request_fingerprint(self._model_fingerprint, config, messages)
+                choices = bench.answer_choices(sample, round) if self.backend.answers_from_choices else None
+                fingerprint = request_fingerprint(self._model_fingerprint, config, messages, choices)
                 plan.fingerprints[key] = fingerprint
                 if sample.id not in asked:
                     continue
@@ -157,7 +158,7 @@ class Runner:
                 if done is not None and done.response.ok and done.fingerprint == fingerprint:
                     counts.resumed += 1
                     continue
-                request = Request(messages=messages, config=config, sample_id=sample.id)
+                request = Request(messages=messages, config=config, sample_id=sample.id, choices=choices)
                 todo.append(_Work(bench, sample, round, request, fingerprint))
                 self.images.prepare(sample.images)
         hits = self.cache.get_many([work.fingerprint for work in todo]) if self.cache is not None else {}

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from mmgauge.core.errors import UserError
 from mmgauge.core.paths import cache_root
-from mmgauge.core.types import GenerationConfig, ImagePart, Message, ModelResponse
+from mmgauge.core.types import AnswerChoice, GenerationConfig, ImagePart, Message, ModelResponse
 
 CACHE_SCHEMA = 1
 
@@ -25,8 +25,14 @@ CACHE_SCHEMA = 1
 Row = tuple[str, str, str, float]
 
 
-def request_fingerprint(model_fingerprint: str, config: GenerationConfig, messages: Sequence[Message]) -> str:
-    """sha256 of (model fingerprint, generation config, full request content with image hashes)."""
+def request_fingerprint(
+    model_fingerprint: str,
+    config: GenerationConfig,
+    messages: Sequence[Message],
+    choices: Sequence[AnswerChoice] | None = None,
+) -> str:
+    """sha256 of (model fingerprint, generation config, full request content with image hashes), and of the
+    allowed answers where the backend answers from them (None leaves the key as it was without them)."""
     content = [
         [
             message.role,
@@ -37,8 +43,11 @@ def request_fingerprint(model_fingerprint: str, config: GenerationConfig, messag
         ]
         for message in messages
     ]
+    parts: list[Any] = [CACHE_SCHEMA, model_fingerprint, _config_fields(config), content]
+    if choices is not None:
+        parts.append([[choice.answer, choice.text] for choice in choices])
     payload = json.dumps(
-        [CACHE_SCHEMA, model_fingerprint, _config_fields(config), content],
+        parts,
         ensure_ascii=False,
         separators=(",", ":"),
         sort_keys=True,

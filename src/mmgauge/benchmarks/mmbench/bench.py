@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from mmgauge.benchmarks.base import Benchmark, BenchmarkOptions, Dataset
+from mmgauge.benchmarks.base import Benchmark, BenchmarkOptions, Dataset, option_choices
 from mmgauge.benchmarks.mmbench.circular import circular_table
 from mmgauge.benchmarks.mmbench.prompts import TABLE as PROMPTS
 from mmgauge.benchmarks.mmbench.prompts import detect_language, language
@@ -27,7 +27,7 @@ from mmgauge.benchmarks.mmbench.submission import Submission, write_submission
 from mmgauge.benchmarks.mmbench.tsv import Table, image_refs, load_table
 from mmgauge.benchmarks.mmbench.vlmevalkit import group_sizes
 from mmgauge.benchmarks.presets import VLMEVALKIT, PresetTable, PromptFields
-from mmgauge.core.types import Extraction, Message, Sample, SampleRecord
+from mmgauge.core.types import AnswerChoice, Extraction, Message, Sample, SampleRecord
 from mmgauge.datasources.tables import fingerprint_files, is_table_source, table_files
 from mmgauge.extraction.choice import match_choice
 from mmgauge.extraction.judge import Judge
@@ -110,6 +110,9 @@ class MMBenchBenchmark(Benchmark[MMBenchOptions, MMBenchResult]):
         lang = self.options.prompt_language or str(sample.metadata.get("language", "en"))
         fields = PromptFields(sample.question, sample.options, str(sample.metadata.get("hint", "")), lang)
         return self.prompt(fields).messages(sample.images)
+
+    def answer_choices(self, sample: Sample, round: int = 0) -> list[AnswerChoice] | None:
+        return option_choices(sample.options)
 
     def extract(self, sample: Sample, text: str, round: int = 0) -> Extraction:
         return match_choice(text, sample.options)
