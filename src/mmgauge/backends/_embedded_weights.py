@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +25,15 @@ def _set_threads(threads: int | None) -> None:
         torch.set_num_threads(threads)
 
 
-def convert_gguf(path: Path, converted: Path, threads: int | None) -> tuple[Any, Any]:
-    """(tokenizer, model) read from the GGUF at `path`, also kept as safetensors at `converted`."""
+#: Told (tensors done, tensors in all) as the conversion dequantizes the GGUF's tensors.
+TensorProgress = Callable[[int, int], None]
+
+
+def convert_gguf(
+    path: Path, converted: Path, threads: int | None, progress: TensorProgress | None = None
+) -> tuple[Any, Any]:
+    """(tokenizer, model) read from the GGUF at `path`, also kept as safetensors at `converted`; `progress`
+    is told how many of the tensors are done as they are dequantized (the bulk of the time)."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -32,10 +41,44 @@ def convert_gguf(path: Path, converted: Path, threads: int | None) -> tuple[Any,
     directory, name = str(path.parent), path.name
     with no_transformers_progress_bars():
         tokenizer: Any = AutoTokenizer.from_pretrained(directory, gguf_file=name, local_files_only=True)
-        model: Any = AutoModelForCausalLM.from_pretrained(directory, gguf_file=name, local_files_only=True)
+        with _counting_tensors(progress):
+            model: Any = AutoModelForCausalLM.from_pretrained(directory, gguf_file=name,
+                                                              local_files_only=True)
     model.to(torch.float32)  # the GGUF is dequantized; float32 keeps answers the same on every CPU
     _save_converted(tokenizer, model, converted)
     return tokenizer, model
+
+
+@contextmanager
+def _counting_tensors(progress: TensorProgress | None) -> Iterator[None]:
+    """Count the tensors transformers dequantizes, for `progress`.
+
+    transformers walks the GGUF's tensors in one loop wrapped in tqdm, its own bar on stderr that its logging
+    switch does not silence, and reports nowhere else. For the conversion alone that module's `tqdm` is
+    swapped for a counter that draws nothing; a transformers without that name converts uncounted.
+    """
+    import importlib
+
+    gguf_utils: Any = importlib.import_module("transformers.modeling_gguf_pytorch_utils")
+    original = getattr(gguf_utils, "tqdm", None)
+    if original is None:
+        yield
+        return
+
+    def counting(iterable: Iterable[Any], *args: Any, **kwargs: Any) -> Iterator[Any]:
+        items = list(iterable)
+        for done, item in enumerate(items):
+            if progress is not None:
+                progress(done, len(items))
+            yield item
+        if progress is not None:
+            progress(len(items), len(items))
+
+    gguf_utils.tqdm = counting
+    try:
+        yield
+    finally:
+        gguf_utils.tqdm = original
 
 
 def load_converted(converted: Path, threads: int | None) -> tuple[Any, Any]:
