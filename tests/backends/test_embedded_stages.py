@@ -92,3 +92,14 @@ def test_the_conversion_counts_the_tensors_transformers_dequantizes_and_draws_no
     assert walked == ["a", "b"] and told == [(0, 2), (1, 2), (2, 2)]
     assert gguf_utils.tqdm is original
     assert capsys.readouterr().err == ""
+
+
+def test_the_conversion_knows_its_tensor_count_from_the_gguf_header(tmp_path: Path) -> None:
+    from mmgauge.backends._embedded_weights import gguf_tensor_count
+
+    header = tmp_path / "m.gguf"
+    header.write_bytes(b"GGUF" + (3).to_bytes(4, "little") + (272).to_bytes(8, "little") + b"\0" * 8)
+    assert gguf_tensor_count(header) == 272
+    header.write_bytes(b"nope")
+    assert gguf_tensor_count(header) == 0
+    assert gguf_tensor_count(tmp_path / "missing.gguf") == 0
