@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -9,7 +10,7 @@ from typing import Any
 import pytest
 
 from mmgauge.backends.base import Request
-from mmgauge.backends.embedded import MAX_NEW_TOKENS_CAP, engine_input
+from mmgauge.backends.embedded import EmbeddedBackend, engine_input
 from mmgauge.core.types import GenerationConfig, ImageRef, Message
 
 pytest.importorskip("torch")
@@ -23,6 +24,32 @@ def test_engine_input_joins_text_and_keeps_images() -> None:
     )
     item = engine_input(request)
     assert item.system == "global\nbe brief" and item.text == "Is it red?" and item.images == [b"png"]
+
+
+@pytest.mark.slow
+def test_on_the_mme_sample_it_says_yes_where_the_ocr_text_holds_the_asked_name(tmp_path: Path) -> None:
+    """Posters, celebrities and artworks: each image shows the name one of its two questions asks about."""
+    from mmgauge.backends._embedded_engine import check_installed
+    from mmgauge.benchmarks.mme.bench import MMEBenchmark
+    from mmgauge.core.errors import UserError
+
+    try:
+        check_installed()
+    except UserError as missing:
+        pytest.skip(str(missing))
+    mme = MMEBenchmark()
+    samples = [sample for sample in mme.load(mme.sample_data(tmp_path)).samples
+               if sample.id.split("/")[0] in ("posters", "celebrity", "artwork")]
+    requests = [Request(messages=mme.build_messages(sample), config=GenerationConfig(),
+                        choices=mme.answer_choices(sample)) for sample in samples]
+    responses = asyncio.run(EmbeddedBackend(threads=2).generate(requests))
+    said = [mme.extract(sample, response.text or "").answer
+            for sample, response in zip(samples, responses, strict=True)]
+    truths = [sample.answer for sample in samples]
+    yes_where_yes = [answer == "yes" for answer, truth in zip(said, truths, strict=True) if truth == "yes"]
+    yes_where_no = [answer == "yes" for answer, truth in zip(said, truths, strict=True) if truth == "no"]
+    assert len(samples) == 12 and all(response.choice_scores for response in responses)
+    assert sum(yes_where_yes) > sum(yes_where_no), said  # not always "no", and not blind either
 
 
 def test_embedded_run_on_the_mme_sample(cli: Any, tmp_path: Path) -> None:
@@ -41,10 +68,11 @@ def test_embedded_run_on_the_mme_sample(cli: Any, tmp_path: Path) -> None:
     assert manifest["model_fingerprint"].startswith("embedded:")
     records = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
     assert len(records) == 4
-    for record in records:
+    for record in records:  # yes/no questions: chosen among the allowed answers, nothing generated
         assert record["response"]["error"] is None
-        assert isinstance(record["response"]["text"], str)
-        assert 0 < record["response"]["usage"]["completion_tokens"] <= MAX_NEW_TOKENS_CAP
+        assert record["response"]["text"] in ("Yes", "No")
+        assert record["response"]["usage"]["completion_tokens"] == 0
+        assert [score["answer"] for score in record["response"]["choice_scores"]] == ["Yes", "No"]
     again = cli(
         "run",
         "--bench",

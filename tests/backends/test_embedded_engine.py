@@ -16,13 +16,8 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from mmgauge.backends import _embedded_engine as engine_module
-from mmgauge.backends._embedded_engine import (
-    NO_TEXT,
-    EmbeddedEngine,
-    EngineInput,
-    build_messages,
-    check_installed,
-)
+from mmgauge.backends._embedded_engine import EmbeddedEngine, EngineInput, check_installed
+from mmgauge.backends._embedded_prompt import NO_TEXT, build_messages
 from mmgauge.core.errors import UserError
 
 QUESTION = "Is the word HELLO written in the image? Please answer yes or no."

@@ -166,3 +166,37 @@ def test_an_interrupted_phase_ends_with_interrupted() -> None:
     progress.advance()
     progress.finish("interrupted")
     assert out.getvalue().splitlines()[-1].endswith("(interrupted)")
+
+
+def test_a_stage_that_counts_its_steps_shows_how_far_it_has_come() -> None:
+    from mmgauge.backends.base import Stage
+
+    out = io.StringIO()
+    progress = PlainProgress(out, interval=0.05)
+    progress.start(4, "requests")
+    progress.stage(Stage("converting"))
+    for done in range(3):
+        progress.stage(Stage("converting", done=done, total=10))
+    time.sleep(0.2)
+    progress.stage(Stage("converting", ended=True))
+    progress.finish()
+    lines = out.getvalue().splitlines()
+    assert any(line.startswith("converting: 2/10, ") and line.endswith("so far") for line in lines)
+    assert lines.count("converting (started)") == 1  # a step is no line of its own
+    assert any(line.startswith("converting: done in ") for line in lines)
+
+
+def test_a_counted_stage_gets_a_bar_with_its_steps_on_a_terminal() -> None:
+    from rich.console import Console
+
+    from mmgauge.backends.base import Stage
+
+    screen = io.StringIO()
+    progress = RichProgress(Console(file=screen, force_terminal=True, width=200))
+    progress.start(4, "requests")
+    progress.stage(Stage("converting"))
+    progress.stage(Stage("converting", done=7, total=10))
+    assert progress._progress is not None
+    progress._progress.refresh()
+    assert "7/10" in Text.from_ansi(screen.getvalue()).plain
+    progress.finish()

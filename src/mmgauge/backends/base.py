@@ -10,7 +10,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from mmgauge.core.types import GenerationConfig, GenerationStats, Message, ModelResponse, ModelSpec
+from mmgauge.core.types import (
+    AnswerChoice,
+    GenerationConfig,
+    GenerationStats,
+    Message,
+    ModelResponse,
+    ModelSpec,
+)
 
 
 class BackendSettings(BaseModel):
@@ -47,15 +54,27 @@ class Request(BaseModel):
     config: GenerationConfig
     #: The sample this request belongs to. Only `replay` uses it (to look answers up); others ignore it.
     sample_id: str | None = None
+    #: The answers the question allows (None: any text). Given only to a backend that declares
+    #: `answers_from_choices`, so every other backend's requests and cache keys stay as they were.
+    choices: list[AnswerChoice] | None = None
 
 
 @dataclass(frozen=True)
 class Stage:
     """A step a backend takes on its way to answering that is long enough to show (a one-time conversion of
-    weights, loading them, the first batch): reported once as it begins and once as it ends."""
+    weights, loading them, the first batch): reported once as it begins and once as it ends, and in between,
+    where the backend can count its way through it, as often as it likes with `done` of `total` set."""
 
     name: str
     ended: bool = False
+    #: How far the stage has come (tensors converted, say), on events between its beginning and its end.
+    done: int | None = None
+    total: int | None = None
+
+    @property
+    def progress(self) -> bool:
+        """Whether this event says how far a stage under way has come (rather than that it began or ended)."""
+        return self.done is not None and not self.ended
 
 
 #: Told of each `Stage`; it may be called from a worker thread (a local model answers in one).
@@ -75,6 +94,12 @@ def stage(listener: StageListener | None, name: str) -> Iterator[None]:
         listener(Stage(name, ended=True))
 
 
+def stage_progress(listener: StageListener | None, name: str, done: int, total: int) -> None:
+    """Tell `listener` (if any) that the stage `name`, under way, has done `done` of `total` steps."""
+    if listener is not None:
+        listener(Stage(name, done=done, total=total))
+
+
 class Backend(ABC):
     """Base class of every model backend.
 
@@ -90,6 +115,9 @@ class Backend(ABC):
     batch_size: int = 1
     #: Whether answers may go to the response cache (a replay file is its own cache).
     cacheable: bool = True
+    #: Whether `generate` answers from `Request.choices` where a request has them; such a backend gets them,
+    #: and they become part of its cache keys.
+    answers_from_choices: bool = False
     #: Told of the stages of getting ready that take long (see `Stage`), by whoever shows the run's progress.
     #: The backend itself never draws anything.
     stage_listener: StageListener | None = None

@@ -12,9 +12,10 @@ import time
 from collections.abc import Sequence
 from typing import Any, Final
 
+from mmgauge.backends._embedded_choice import Candidate, Scored
 from mmgauge.backends._embedded_engine import EmbeddedEngine, EngineInput
 from mmgauge.backends.base import Backend, BackendSettings, Request, stage
-from mmgauge.core.types import GenerationConfig, ModelResponse, ModelSpec, Usage
+from mmgauge.core.types import ChoiceScore, GenerationConfig, ModelResponse, ModelSpec, Usage
 
 DEFAULT_BATCH_SIZE = 8
 #: Benchmark answers are a word or a letter; a 135M model left alone can ramble for hundreds of tokens.
@@ -34,8 +35,29 @@ def engine_input(request: Request) -> EngineInput:
         for image in message.images():
             images.append(image.load())
             origins.append(image.origin())
-    return EngineInput(system=system, text="\n".join(texts), images=images, origins=origins)
+    choices = tuple(Candidate(choice.answer, choice.text, choice.affirms) for choice in request.choices or ())
+    return EngineInput(system=system, text="\n".join(texts), images=images, origins=origins, choices=choices)
 
+
+def choice_scores(scores: tuple[Scored, ...]) -> list[ChoiceScore] | None:
+    """The engine's candidate scores as the response records them (None for a generated answer)."""
+    if not scores:
+        return None
+    return [
+        ChoiceScore(answer=score.answer, score=score.calibrated, scored_as=score.continuation,
+                    terms={"with_ocr_text": score.conditional, "without": score.neutral,
+                           "question_support": score.support})
+        for score in scores
+    ]
+
+
+#: How an answer is chosen where the request lists the allowed answers (the manifest records it).
+CHOICE_METHOD: Final = (
+    "the allowed answer (an option by its text) the OCR text favours most: log-likelihood per token as the "
+    "reply given the OCR text and the question, minus given the question with no text found; an answer that "
+    "affirms the question (Yes) adds how much likelier per token the OCR text makes the question's words; "
+    "nothing is generated, whatever the temperature"
+)
 
 #: Said wherever this backend's numbers are shown: they must never be read as a VLM's.
 CAVEAT: Final = ("baseline model: OCR + SmolLM2-135M text model (reads the text in the image, never sees the "
@@ -43,6 +65,8 @@ CAVEAT: Final = ("baseline model: OCR + SmolLM2-135M text model (reads the text 
 
 
 class EmbeddedBackend(Backend):
+    answers_from_choices = True
+
     def __init__(self, *, batch_size: int = DEFAULT_BATCH_SIZE, threads: int | None = None) -> None:
         self.engine = EmbeddedEngine(threads=threads)
         self.batch_size = batch_size
@@ -61,7 +85,8 @@ class EmbeddedBackend(Backend):
         return self.engine.fingerprint()
 
     def describe(self) -> dict[str, Any]:
-        return {**self.engine.describe(), "max_new_tokens_cap": MAX_NEW_TOKENS_CAP, "caveat": CAVEAT}
+        return {**self.engine.describe(), "max_new_tokens_cap": MAX_NEW_TOKENS_CAP, "choices": CHOICE_METHOD,
+                "caveat": CAVEAT}
 
     async def generate(self, batch: Sequence[Request]) -> list[ModelResponse]:
         return await asyncio.to_thread(self._generate, list(batch))
@@ -115,5 +140,6 @@ class EmbeddedBackend(Backend):
                     ),
                     latency_s=latency,
                     context=result.ocr_text,
+                    choice_scores=choice_scores(result.scores),
                 )
         return [response or ModelResponse(error="no answer") for response in out]

@@ -12,7 +12,7 @@ import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar, Generic, TypeVar, cast
+from typing import Any, ClassVar, Final, Generic, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -20,7 +20,7 @@ from mmgauge.benchmarks.baseline_answers import Baseline
 from mmgauge.benchmarks.presets import PresetTable
 from mmgauge.core.baselines import Numbers
 from mmgauge.core.errors import UserError
-from mmgauge.core.types import Extraction, Message, Sample, SampleRecord
+from mmgauge.core.types import AnswerChoice, Extraction, Message, Sample, SampleRecord
 from mmgauge.extraction.judge import Judge
 
 
@@ -146,6 +146,15 @@ class Benchmark(ABC, Generic[OptionsT, ResultT]):
     def build_messages(self, sample: Sample, round: int = 0) -> list[Message]:
         """The chat messages for one sample (the prompt)."""
 
+    def answer_choices(self, sample: Sample, round: int = 0) -> list[AnswerChoice] | None:
+        """The answers the question allows, as `build_messages` offers them for `round` (None: free text).
+
+        A backend that can weigh them (see `Backend.answers_from_choices`) gets them with the request; each
+        must be one `extract` reads back as that answer. Yes/no questions return `YES_NO`, choice questions
+        `option_choices` of the options shown.
+        """
+        return None
+
     @abstractmethod
     def extract(self, sample: Sample, text: str, round: int = 0) -> Extraction:
         """Read the answer out of a model's text by rules only (no judge), recording which rule decided.
@@ -202,6 +211,15 @@ class Benchmark(ABC, Generic[OptionsT, ResultT]):
     def read_result(self, data: Mapping[str, Any]) -> ResultT:
         """A stored result (JSON) back as this benchmark's result type."""
         return cast(ResultT, self.result_type.model_validate(data))
+
+
+#: The allowed answers of a yes/no question.
+YES_NO: Final = (AnswerChoice(answer="Yes", affirms=True), AnswerChoice(answer="No"))
+
+
+def option_choices(options: Mapping[str, str]) -> list[AnswerChoice] | None:
+    """The allowed answers of a choice question: each letter shown, with its option's text (None: none)."""
+    return [AnswerChoice(answer=letter, text=text) for letter, text in options.items()] or None
 
 
 def no_sample_message(name: str) -> str:

@@ -20,12 +20,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from mmgauge.benchmarks.base import Benchmark, BenchmarkOptions, Dataset
+from mmgauge.benchmarks.base import YES_NO, Benchmark, BenchmarkOptions, Dataset
 from mmgauge.benchmarks.baseline_answers import Baseline, yes_no_baselines
 from mmgauge.core.baselines import PERCENT, Numbers
 from mmgauge.core.errors import UserError
 from mmgauge.core.jsonlines import read_json_objects
-from mmgauge.core.types import Extraction, ImageRef, Message, Sample, SampleRecord
+from mmgauge.core.types import AnswerChoice, Extraction, ImageRef, Message, Sample, SampleRecord
 from mmgauge.extraction.yesno import parse_words
 from mmgauge.scoring.yesno import YesNoResult, score_yes_no
 
@@ -72,6 +72,9 @@ class YesNoBenchmark(Benchmark[BenchmarkOptions, YesNoResult]):
 
     def build_messages(self, sample: Sample, round: int = 0) -> list[Message]:
         return [Message.user(sample.question + self.suffix, sample.images)]
+
+    def answer_choices(self, sample: Sample, round: int = 0) -> list[AnswerChoice] | None:
+        return list(YES_NO)
 
     def extract(self, sample: Sample, text: str, round: int = 0) -> Extraction:
         return parse_words(text)

@@ -135,6 +135,8 @@ class _Column(ProgressColumn):
     def render(self, task: Task) -> Text:
         counts = self.counts
         if task.fields.get("stage"):
+            if self.what == "count" and task.total is not None:
+                return Text(f"{int(task.completed)}/{int(task.total)}", style="dim")
             return Text(f"{_duration(task.elapsed or 0)} so far" if self.what == "tail" else "", style="dim")
         if self.what == "count":
             return Text(f"{counts.done}" + (f"/{counts.total}" if counts.total is not None else ""))
@@ -153,6 +155,8 @@ class _Watching:
         self._counts = _Counts()
         #: The backend's stages under way, by name: when each began.
         self._stages: dict[str, float] = {}
+        #: How far each stage under way that counts its steps has come: (done, total).
+        self._stage_steps: dict[str, tuple[int, int]] = {}
 
     def watch_concurrency(self, live: Callable[[], int | None]) -> None:
         self._counts.live = live
@@ -163,9 +167,18 @@ class _Watching:
     def _began(self, stage: Stage) -> float | None:
         """When `stage` began (None when it begins now); its start is remembered until it ends."""
         if stage.ended:
+            self._stage_steps.pop(stage.name, None)
             return self._stages.pop(stage.name, None)
+        if stage.progress:
+            self._stage_steps[stage.name] = (stage.done or 0, stage.total or 0)
+            return self._stages.get(stage.name)
         self._stages[stage.name] = time.monotonic()
         return None
+
+    def _so_far(self, name: str, began: float) -> str:
+        steps = self._stage_steps.get(name)
+        counted = f"{steps[0]}/{steps[1]}, " if steps is not None else ""
+        return f"{name}: {counted}{_duration(time.monotonic() - began)} so far"
 
     def _ended_line(self, stage: Stage, began: float | None) -> str:
         took = f" in {_duration(time.monotonic() - began)}" if began is not None else ""
@@ -206,7 +219,8 @@ class RichProgress(_Watching):
         self._progress.start()
         self._task = self._progress.add_task(description, total=total)
         for name in self._stages:  # a stage that began before this phase goes on inside it
-            self._stage_tasks[name] = self._progress.add_task(name, total=None, stage=True)
+            done, total = self._stage_steps.get(name, (0, None))
+            self._stage_tasks[name] = self._progress.add_task(name, total=total, completed=done, stage=True)
 
     def advance(self, *, cached: bool = False, failed: bool = False) -> None:
         if self._progress is None or self._task is None:
@@ -217,6 +231,11 @@ class RichProgress(_Watching):
     def stage(self, stage: Stage) -> None:
         began = self._began(stage)
         progress = self._progress
+        if stage.progress:  # shown on the stage's own bar; without one, its end line is enough
+            task = self._stage_tasks.get(stage.name)
+            if progress is not None and task is not None:
+                progress.update(task, completed=stage.done, total=stage.total)
+            return
         if not stage.ended:
             if progress is not None:
                 self._stage_tasks[stage.name] = progress.add_task(stage.name, total=None, stage=True)
@@ -275,15 +294,16 @@ class PlainProgress(_Watching):
     def _tick(self, stop: threading.Event) -> None:
         while not stop.wait(self._interval):
             self._write(self._counts.line(self._description))
-            now = time.monotonic()
             for name, began in list(self._stages.items()):
-                self._write(f"{name}: {_duration(now - began)} so far")
+                self._write(self._so_far(name, began))
 
     def advance(self, *, cached: bool = False, failed: bool = False) -> None:
         self._counts.advance(cached, failed)
 
     def stage(self, stage: Stage) -> None:
         began = self._began(stage)
+        if stage.progress:  # counted into the next periodic line, not a line of its own per step
+            return
         self._write(self._ended_line(stage, began) if stage.ended else f"{stage.name} (started)")
 
     def finish(self, outcome: Outcome = "done") -> None:

@@ -216,6 +216,36 @@ class GenerationConfig(BaseModel):
         return self.temperature == 0.0
 
 
+class AnswerChoice(BaseModel):
+    """One answer a question allows, as the benchmark offers it: `answer` is what the model replies to give it
+    ("Yes", "B"), `text` what it stands for where that differs (an option's own text; "" for yes/no).
+
+    A backend that can weigh the allowed answers (the embedded model scores each by likelihood) uses them;
+    the others answer the messages as always.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    answer: str
+    text: str = ""
+    #: Choosing it affirms what the question asks ("Yes" to a yes/no question), so how well the image backs
+    #: the question's own words is evidence for it.
+    affirms: bool = False
+
+
+class ChoiceScore(BaseModel):
+    """How one allowed answer scored where a backend chose the answer among them (higher `score` wins).
+
+    `scored_as` is what the likelihood was taken of (the answer itself, or the option's text it stands for);
+    `terms` what the score is made of, by name, as the backend computed it.
+    """
+
+    answer: str
+    score: float
+    scored_as: str = ""
+    terms: dict[str, float] = Field(default_factory=dict)
+
+
 class Usage(BaseModel):
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
@@ -241,6 +271,9 @@ class ModelResponse(BaseModel):
     #: What the backend added to the request before the model saw it, if anything: the embedded model's
     #: OCR text of the images (its text model never sees the pixels, only this).
     context: str | None = None
+    #: Where the backend chose the answer among the request's allowed answers (`Request.choices`) rather than
+    #: generating it: every candidate's score, in the order offered. None for a generated answer.
+    choice_scores: list[ChoiceScore] | None = None
 
     @property
     def ok(self) -> bool:

@@ -151,7 +151,8 @@ class Runner:
             for round, (config, part) in enumerate(zip(configs, parts, strict=True)):
                 key = (bench.name, sample.id, round)
                 messages = bench.build_messages(sample, round)
-                fingerprint = request_fingerprint(self._model_fingerprint, part, messages)
+                choices = bench.answer_choices(sample, round) if self.backend.answers_from_choices else None
+                fingerprint = request_fingerprint(self._model_fingerprint, part, messages, choices)
                 plan.fingerprints[key] = fingerprint
                 if sample.id not in asked:
                     continue
@@ -159,7 +160,7 @@ class Runner:
                 if done is not None and done.response.ok and done.fingerprint == fingerprint:
                     counts.resumed += 1
                     continue
-                request = Request(messages=messages, config=config, sample_id=sample.id)
+                request = Request(messages=messages, config=config, sample_id=sample.id, choices=choices)
                 todo.append(_Work(bench, sample, round, request, fingerprint))
                 self.images.prepare(sample.images)
         hits = self.cache.get_many([work.fingerprint for work in todo]) if self.cache is not None else {}

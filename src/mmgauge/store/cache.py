@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from mmgauge.core.errors import UserError
 from mmgauge.core.paths import cache_root
-from mmgauge.core.types import GenerationConfig, ImagePart, Message, ModelResponse
+from mmgauge.core.types import AnswerChoice, GenerationConfig, ImagePart, Message, ModelResponse
 
 CACHE_SCHEMA = 1
 
@@ -35,8 +35,14 @@ def config_part(config: GenerationConfig) -> ConfigPart:
     return ConfigPart(config.model_dump(mode="json"))
 
 
-def request_fingerprint(model_fingerprint: str, config: ConfigPart, messages: Sequence[Message]) -> str:
-    """sha256 of (model fingerprint, generation config, full request content with image hashes)."""
+def request_fingerprint(
+    model_fingerprint: str,
+    config: ConfigPart,
+    messages: Sequence[Message],
+    choices: Sequence[AnswerChoice] | None = None,
+) -> str:
+    """sha256 of (model fingerprint, generation config, full request content with image hashes), and of the
+    allowed answers where the backend answers from them (None leaves the key as it was without them)."""
     content = [
         [
             message.role,
@@ -47,8 +53,11 @@ def request_fingerprint(model_fingerprint: str, config: ConfigPart, messages: Se
         ]
         for message in messages
     ]
+    parts: list[Any] = [CACHE_SCHEMA, model_fingerprint, config, content]
+    if choices is not None:
+        parts.append([[choice.answer, choice.text] for choice in choices])
     payload = json.dumps(
-        [CACHE_SCHEMA, model_fingerprint, config, content],
+        parts,
         ensure_ascii=False,
         separators=(",", ":"),
         sort_keys=True,

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Final
 
-from mmgauge.benchmarks.base import Benchmark, BenchmarkOptions, Dataset
+from mmgauge.benchmarks.base import Benchmark, BenchmarkOptions, Dataset, option_choices
 from mmgauge.benchmarks.baseline_answers import Baseline, choice_baselines
 from mmgauge.benchmarks.m3gia.data import Question, load_questions, release_bytes
 from mmgauge.benchmarks.m3gia.prompts import NATIVE, prompt_language, question_text
@@ -27,7 +27,7 @@ from mmgauge.benchmarks.m3gia.prompts import TABLE as PROMPTS
 from mmgauge.benchmarks.m3gia.sample import write_sample
 from mmgauge.benchmarks.presets import PresetTable, PromptFields
 from mmgauge.core.baselines import PERCENT, Numbers
-from mmgauge.core.types import Extraction, ImageRef, Message, Sample, SampleRecord
+from mmgauge.core.types import AnswerChoice, Extraction, ImageRef, Message, Sample, SampleRecord
 from mmgauge.datasources.m3gia_languages import LANGUAGES, language_name
 from mmgauge.extraction.choice import judge_choice, random_choice
 from mmgauge.extraction.judge import Judge
@@ -129,6 +129,9 @@ class M3GIABenchmark(Benchmark[M3GIAOptions, M3GIAResult]):
         hint = str(sample.metadata.get("hint", ""))
         fields = PromptFields(sample.question, self.shown_options(sample, round), hint, language)
         return self.prompt(fields).messages(sample.images)
+
+    def answer_choices(self, sample: Sample, round: int = 0) -> list[AnswerChoice] | None:
+        return option_choices(self.shown_options(sample, round))
 
     def extract(self, sample: Sample, text: str, round: int = 0) -> Extraction:
         if not self.options.shuffle_options:

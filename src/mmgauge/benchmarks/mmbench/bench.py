@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from mmgauge.benchmarks.base import Benchmark, BenchmarkOptions, Dataset
+from mmgauge.benchmarks.base import Benchmark, BenchmarkOptions, Dataset, option_choices
 from mmgauge.benchmarks.baseline_answers import Baseline, choice_baselines
 from mmgauge.benchmarks.mmbench.circular import circular_table
 from mmgauge.benchmarks.mmbench.prompts import TABLE as PROMPTS
@@ -29,7 +29,7 @@ from mmgauge.benchmarks.mmbench.tsv import Table, image_refs, load_table
 from mmgauge.benchmarks.mmbench.vlmevalkit import group_sizes
 from mmgauge.benchmarks.presets import VLMEVALKIT, PresetTable, PromptFields
 from mmgauge.core.baselines import PERCENT, Numbers
-from mmgauge.core.types import Extraction, Message, Sample, SampleRecord
+from mmgauge.core.types import AnswerChoice, Extraction, Message, Sample, SampleRecord
 from mmgauge.datasources.tables import fingerprint_files, is_table_source, table_files
 from mmgauge.extraction.choice import match_choice, match_choices
 from mmgauge.extraction.judge import Judge
@@ -130,6 +130,9 @@ class MMBenchBenchmark(Benchmark[MMBenchOptions, MMBenchResult]):
         lang = self.options.prompt_language or str(sample.metadata.get("language", "en"))
         fields = PromptFields(sample.question, sample.options, str(sample.metadata.get("hint", "")), lang)
         return self.prompt(fields).messages(sample.images)
+
+    def answer_choices(self, sample: Sample, round: int = 0) -> list[AnswerChoice] | None:
+        return option_choices(sample.options)
 
     def extract(self, sample: Sample, text: str, round: int = 0) -> Extraction:
         return match_choice(text, sample.options)

@@ -7,7 +7,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Final
 
-from mmgauge.benchmarks.base import Benchmark, BenchmarkOptions, Dataset
+from mmgauge.benchmarks.base import YES_NO, Benchmark, BenchmarkOptions, Dataset
 from mmgauge.benchmarks.baseline_answers import Baseline, yes_no_baselines
 from mmgauge.benchmarks.mme.data import is_hf_table, load_questions
 from mmgauge.benchmarks.mme.official import records_to_items
@@ -17,7 +17,7 @@ from mmgauge.benchmarks.mme.sample import write_sample
 from mmgauge.benchmarks.presets import PresetTable, PromptFields
 from mmgauge.core.baselines import Numbers
 from mmgauge.core.errors import UserError
-from mmgauge.core.types import Extraction, Message, Sample, SampleRecord
+from mmgauge.core.types import AnswerChoice, Extraction, Message, Sample, SampleRecord
 from mmgauge.datasources.tables import fingerprint_files, table_files
 from mmgauge.extraction.judge import Judge, JudgeUnavailable
 from mmgauge.extraction.methods import JUDGE_FAILED
@@ -122,6 +122,9 @@ class MMEBenchmark(Benchmark[MMEOptions, MMEResult]):
     def build_messages(self, sample: Sample, round: int = 0) -> list[Message]:
         # The question already ends with "Please answer yes or no."; the paper's protocol adds nothing.
         return self.prompt(PromptFields(sample.question)).messages(sample.images)
+
+    def answer_choices(self, sample: Sample, round: int = 0) -> list[AnswerChoice] | None:
+        return list(YES_NO)
 
     def extract(self, sample: Sample, text: str, round: int = 0) -> Extraction:
         return parse_yes_no(text, self.parser)
