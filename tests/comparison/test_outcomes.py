@@ -9,8 +9,9 @@ import pytest
 
 from mmgauge.comparison.m3gia import compare_m3gia
 from mmgauge.comparison.mmbench import compare_mmbench
-from mmgauge.comparison.outcomes import Outcomes, mmbench_outcomes, mme_from_items
-from mmgauge.comparison.rows import CompareSettings
+from mmgauge.comparison.outcomes import mmbench_outcomes, mme_from_items
+from mmgauge.parts.metric_rows import CompareSettings
+from mmgauge.parts.outcomes import Outcomes
 from mmgauge.scoring.m3gia_gia import QUESTION_TYPE_TO_COLUMN, compute_gia, question_counts
 from mmgauge.scoring.mmbench import score_columns
 from mmgauge.scoring.mme import MMEItem

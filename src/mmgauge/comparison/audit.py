@@ -19,9 +19,10 @@ import numpy as np
 import numpy.typing as npt
 
 from mmgauge.benchmarks.registry import known_class
-from mmgauge.comparison.answers import Answer, by_benchmark
-from mmgauge.comparison.outcomes import BoolArray, Outcomes, mmbench_outcomes
+from mmgauge.comparison.outcomes import mmbench_outcomes
 from mmgauge.extraction.methods import JUDGE, RANDOM, UNRESOLVED
+from mmgauge.parts.answers import Answer, by_benchmark
+from mmgauge.parts.outcomes import BoolArray, Outcomes
 from mmgauge.store.judge_audit import BenchmarkJudgeAudit, JudgeAudit, ScoreBounds
 from mmgauge.store.run_folder import RunFolder
 

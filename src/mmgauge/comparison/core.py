@@ -20,11 +20,11 @@ from pydantic import BaseModel, Field
 from mmgauge.benchmarks.registry import known_class
 from mmgauge.comparison.generic import compare_generic
 from mmgauge.comparison.mme import full_images, partial_note
-from mmgauge.comparison.outcomes import Outcomes
-from mmgauge.comparison.rows import BY_INTERVAL, BY_INTERVAL_AND_HOLM, CompareSettings, MetricRow
 from mmgauge.comparison.sources import Source
 from mmgauge.core.baselines import BaselineScores
 from mmgauge.core.errors import UserError
+from mmgauge.parts.metric_rows import BY_INTERVAL, BY_INTERVAL_AND_HOLM, CompareSettings, MetricRow
+from mmgauge.parts.outcomes import Outcomes
 from mmgauge.stats.paired import holm
 
 #: 2: verdicts from the interval (`verdict_from`), floor-widened rows' p-values raised to the floor's.

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from mmgauge.comparison.floors import independent, mme_subtask_floor
-from mmgauge.comparison.outcomes import FloatArray, Outcomes
-from mmgauge.comparison.rows import CompareSettings, MetricRow, accuracy_row, bootstrap_row
+from mmgauge.parts.floors import independent, mme_subtask_floor
+from mmgauge.parts.metric_rows import CompareSettings, MetricRow, accuracy_row, bootstrap_row
+from mmgauge.parts.outcomes import FloatArray, Outcomes
 from mmgauge.scoring.mme import COGNITION, PERCEPTION, SUBTASKS
 from mmgauge.stats.bootstrap import sum_of_group_means
 

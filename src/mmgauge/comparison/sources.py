@@ -20,12 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mmgauge.comparison.answers import Answer, by_benchmark
-from mmgauge.comparison.outcomes import Outcomes, from_answers, mmbench_outcomes, mme_from_items
+from mmgauge.comparison.outcomes import from_answers, mmbench_outcomes, mme_from_items
 from mmgauge.core.baselines import BaselineScores
 from mmgauge.core.errors import UserError
 from mmgauge.core.sync import run_sync
 from mmgauge.core.types import RunManifest
+from mmgauge.parts.answers import Answer, by_benchmark
+from mmgauge.parts.outcomes import Outcomes
 from mmgauge.store.run_folder import RunFolder
 
 if TYPE_CHECKING:

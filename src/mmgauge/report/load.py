@@ -24,7 +24,7 @@ from mmgauge.store.results import BenchmarkResults, RunResults
 from mmgauge.store.run_folder import RunFolder
 
 if TYPE_CHECKING:
-    from mmgauge.comparison.answers import Answer
+    from mmgauge.parts.answers import Answer
 
 #: Counts each benchmark's results carry, in the order the report shows them.
 COUNT_FIELDS: Final = ("samples", "requested", "cache_hits", "resumed", "failed", "judge_calls", "truncated")
@@ -211,7 +211,7 @@ def load_run(path: Path) -> RunView:
 
 def answers_of(rows: list[Row]) -> list[Answer]:
     """The rows as the comparison and the judge audit read records."""
-    from mmgauge.comparison.answers import Answer
+    from mmgauge.parts.answers import Answer
 
     return [Answer(r.benchmark, r.sample_id, r.round, r.failed, r.answer, r.method, r.target, r.correct,
                    r.metadata) for r in rows]

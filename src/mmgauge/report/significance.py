@@ -11,8 +11,8 @@ from html import escape
 from itertools import pairwise
 
 from mmgauge.comparison.core import Comparison
-from mmgauge.comparison.rows import MetricRow
 from mmgauge.comparison.text import number_name, p_text, title_of, verdict, verdict_rule
+from mmgauge.parts.metric_rows import MetricRow
 from mmgauge.report.load import RunView, answers_of
 from mmgauge.report.sections.base import note
 from mmgauge.report.tables import Cell, Mark, Table, table_html
