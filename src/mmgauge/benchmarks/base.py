@@ -72,6 +72,8 @@ class Benchmark(ABC, Generic[OptionsT, ResultT]):
     report_section: ClassVar[str | None] = None
     #: `compare(a, b, settings) -> [MetricRow]` over two runs' paired `Outcomes`.
     comparer: ClassVar[str | None] = None
+    #: `notes(a, b) -> [str]` on two runs' paired `Outcomes`: what the comparison leaves out, said beside it.
+    comparison_notes: ClassVar[str | None] = None
     #: `build(answers) -> Outcomes`: the items two runs are paired on (default: one per sample and round).
     outcomes_builder: ClassVar[str | None] = None
     #: `audit(answers, rng) -> entry` for the judge audit (default: no audit of this benchmark).

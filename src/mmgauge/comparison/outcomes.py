@@ -4,13 +4,12 @@ An `Outcomes` holds one benchmark's scored items of one run, aligned: a unique k
 it was scored against (paired runs must agree on it), breakdown labels and outcome columns. What an item is
 follows the benchmark's own scoring:
 
-- MME: a question (key `subtask/image/qK`, as run sample ids are), right or wrong; its image is a label,
-  since acc+ and the bootstrap work on images.
 - MMBench: a question group (key `g_index`), right under CircularEval (`circular`) and on its first copy
   (`vanilla`), labelled by L2 ability and category. Groups are built exactly as `scoring.mmbench` builds
   them: a group without an answer key or with a failed request is not scored.
 - M3GIA: a question (key `language/question_id`), its share of right rounds (0 or 1 with one round).
-- Any other benchmark: a (sample, round) with the benchmark's own right/wrong verdict.
+- Any other benchmark without an `outcomes_builder` hook (MME's: `benchmarks/mme/outcomes.py`): a (sample,
+  round) with the benchmark's own right/wrong verdict.
 
 Failed requests are never items: pairing is on what both runs answered.
 """
@@ -24,50 +23,6 @@ import numpy as np
 from mmgauge.parts.answers import Answer
 from mmgauge.parts.outcomes import BoolArray, IntArray, ObjArray, Outcomes, objects
 from mmgauge.scoring.mmbench import L2_ABBREVIATIONS
-from mmgauge.scoring.mme import MMEItem
-
-# -- MME ---------------------------------------------------------------------------------------------------
-
-
-def mme_outcomes(rows: Sequence[tuple[str, str, str, str, bool]]) -> Outcomes:
-    """From (key, subtask, image, truth, right) per answered question."""
-    return Outcomes(
-        benchmark="mme", item="question", keys=objects([r[0] for r in rows]),
-        truth=objects([r[3] for r in rows]),
-        labels={"subtask": objects([r[1] for r in rows]),
-                "image": objects([f"{r[1]}/{r[2]}" for r in rows])},
-        values={"right": np.array([r[4] for r in rows], dtype=np.float64)},
-    )
-
-
-def mme_from_answers(answers: Sequence[Answer]) -> Outcomes:
-    rows = []
-    for a in answers:
-        if a.failed:
-            continue
-        subtask, image = str(a.metadata["subtask"]), str(a.metadata["image"])
-        truth = str(a.metadata.get("truth") or a.target or "").lower()
-        # Extra rounds are further full passes: each round's two answers form their own image pair.
-        suffix = "" if a.round == 0 else f"@{a.round}"
-        rows.append((a.sample_id + suffix, subtask, image + suffix, truth, a.answer is not None
-                     and a.answer == truth))
-    return mme_outcomes(rows)
-
-
-def mme_from_items(items: Sequence[MMEItem]) -> Outcomes:
-    """From an MME answers file (official results folder, prediction table): the K of `qK` is the question's
-    place within its image, as in the release (and so in a run's sample ids)."""
-    seen: dict[tuple[str, str], int] = {}
-    rows = []
-    for item in items:
-        place = seen.get((item.subtask, item.image), 0)
-        seen[(item.subtask, item.image)] = place + 1
-        if item.failed:
-            continue
-        key = f"{item.subtask}/{item.image}/q{place}"
-        rows.append((key, item.subtask, item.image, item.truth, item.answer == item.truth))
-    return mme_outcomes(rows)
-
 
 # -- MMBench -----------------------------------------------------------------------------------------------
 
