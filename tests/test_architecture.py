@@ -241,7 +241,6 @@ NAMES_A_BENCHMARK_EXCEPTIONS: frozenset[str] = frozenset({
     "mmgauge.datasources.locate",
     "mmgauge.report.sections.m3gia",
     "mmgauge.report.sections.mmbench",
-    "mmgauge.report.sections.mme",
     "mmgauge.report.significance",
     "mmgauge.scoring.m3gia_gia",
     "mmgauge.scoring.mme",

@@ -63,7 +63,7 @@ class MMEBenchmark(Benchmark[MMEOptions, MMEResult]):
     title: ClassVar[str] = "MME"
     vlmevalkit_names: ClassVar[tuple[str, ...]] = ("MME",)
     # Temporary: these hooks still name the modules the pieces lived in before benchmarks were packages.
-    report_section: ClassVar[str | None] = "mmgauge.report.sections.mme:SECTION"
+    report_section: ClassVar[str | None] = "mmgauge.benchmarks.mme.report:SECTION"
     comparer: ClassVar[str | None] = "mmgauge.benchmarks.mme.compare:compare_mme"
     comparison_notes: ClassVar[str | None] = "mmgauge.benchmarks.mme.compare:notes"
     outcomes_builder: ClassVar[str | None] = "mmgauge.benchmarks.mme.outcomes:from_answers"
