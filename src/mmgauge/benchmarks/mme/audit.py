@@ -1,4 +1,5 @@
-"""MME's judge audit (the `audit_rules` hook): the judge-free bounds of the perception and cognition totals.
+"""MME's judge audit (the `audit_rules` hook): the judge-free bounds of the perception and cognition totals;
+and the judge asked about one stored answer (the `record_judge` hook, for `audit-judge`).
 
 Only the `words` parser's unreadable answers count: the `official` parser has no judge step (its "other"
 answers are wrong by the official tool's definition). A unit is an image (its two questions make acc+).
@@ -11,6 +12,9 @@ from collections.abc import Sequence
 from typing import Final
 
 from mmgauge.benchmarks.judge_audit import YESNO_UNREADABLE, audit_entry
+from mmgauge.benchmarks.mme.bench import ask_judge
+from mmgauge.core.types import SampleRecord
+from mmgauge.extraction.judge import Judge
 from mmgauge.extraction.methods import JUDGE
 from mmgauge.parts.answers import Answer
 from mmgauge.scoring.mme import COGNITION, MMEItem, score_mme
@@ -54,3 +58,9 @@ def audit(answers: Sequence[Answer]) -> BenchmarkJudgeAudit:
             all_wrong=getattr(results["wrong"], total).score,
             decided=len(decided[total]), units=len(images[total]), unit_name="images"))
     return audit_entry("mme", scored, bounds, RULE_UNRESOLVED)
+
+
+async def judge_record(judge: Judge, record: SampleRecord, text: str) -> str | None:
+    """The run's own judge procedure, on the question the record keeps (no dataset needed)."""
+    question = str(record.metadata.get("question", record.prompt))
+    return (await ask_judge(judge, question, text)).answer

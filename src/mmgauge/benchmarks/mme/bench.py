@@ -68,6 +68,7 @@ class MMEBenchmark(Benchmark[MMEOptions, MMEResult]):
     comparison_notes: ClassVar[str | None] = "mmgauge.benchmarks.mme.compare:notes"
     outcomes_builder: ClassVar[str | None] = "mmgauge.benchmarks.mme.outcomes:from_answers"
     audit_rules: ClassVar[str | None] = "mmgauge.benchmarks.mme.audit:audit"
+    record_judge: ClassVar[str | None] = "mmgauge.benchmarks.mme.audit:judge_record"
     tidy_rows: ClassVar[str | None] = "mmgauge.tidy.builtin:mme_rows"
     score_command: ClassVar[str | None] = "mmgauge.cli.mme:score_command"
     in_default_run: ClassVar[bool] = True
