@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from mmgauge.benchmarks.mmbench.compare import compare_mmbench
 from mmgauge.comparison.m3gia import compare_m3gia
-from mmgauge.comparison.mmbench import compare_mmbench
 from mmgauge.comparison.outcomes import mmbench_outcomes
 from mmgauge.parts.metric_rows import CompareSettings
 from mmgauge.parts.outcomes import Outcomes

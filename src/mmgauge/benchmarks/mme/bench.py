@@ -62,7 +62,8 @@ class MMEBenchmark(Benchmark[MMEOptions, MMEResult]):
     prompt_presets: ClassVar[PresetTable | None] = PROMPTS
     title: ClassVar[str] = "MME"
     vlmevalkit_names: ClassVar[tuple[str, ...]] = ("MME",)
-    # Temporary: these hooks still name the modules the pieces lived in before benchmarks were packages.
+    # Temporary: tidy_rows and score_command still name the modules the pieces
+    # lived in before benchmarks were packages.
     report_section: ClassVar[str | None] = "mmgauge.benchmarks.mme.report:SECTION"
     comparer: ClassVar[str | None] = "mmgauge.benchmarks.mme.compare:compare_mme"
     comparison_notes: ClassVar[str | None] = "mmgauge.benchmarks.mme.compare:notes"
