@@ -1,5 +1,5 @@
-"""Per-item outcomes are the scorers' own: MMBench groups as `score_columns` scores them, MME keys as run
-sample ids, M3GIA GIA as the published model gives it; composite intervals never collapse."""
+"""Per-item outcomes are the scorers' own: MMBench groups as `score_columns` scores them, M3GIA GIA as
+the published model gives it; composite intervals never collapse."""
 
 from __future__ import annotations
 
@@ -7,13 +7,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from mmgauge.benchmarks.mmbench.compare import compare_mmbench
 from mmgauge.comparison.m3gia import compare_m3gia
-from mmgauge.comparison.mmbench import compare_mmbench
-from mmgauge.comparison.outcomes import Outcomes, mmbench_outcomes, mme_from_items
-from mmgauge.comparison.rows import CompareSettings
+from mmgauge.comparison.outcomes import mmbench_outcomes
+from mmgauge.parts.metric_rows import CompareSettings
+from mmgauge.parts.outcomes import Outcomes
 from mmgauge.scoring.m3gia_gia import QUESTION_TYPE_TO_COLUMN, compute_gia, question_counts
 from mmgauge.scoring.mmbench import score_columns
-from mmgauge.scoring.mme import MMEItem
 
 
 def _objects(values: list[str]) -> np.ndarray:
@@ -51,15 +51,6 @@ def test_mmbench_groups_are_scored_as_the_scorer_scores_them(seed: int) -> None:
     for name, value in result.l2.items():
         mask = outcomes.labels["l2"] == name
         assert outcomes.values["circular"][mask].mean() == pytest.approx(value)
-
-
-def test_mme_file_items_get_the_run_sample_ids() -> None:
-    items = [MMEItem("count", "1.jpg", "yes", "yes"), MMEItem("count", "1.jpg", "no", None, failed=True),
-             MMEItem("OCR", "2.jpg", "yes", "no"), MMEItem("OCR", "2.jpg", "no", "no")]
-    outcomes = mme_from_items(items)
-    assert outcomes.keys.tolist() == ["count/1.jpg/q0", "OCR/2.jpg/q0", "OCR/2.jpg/q1"]
-    assert outcomes.values["right"].tolist() == [1.0, 0.0, 1.0]
-    assert outcomes.labels["image"].tolist() == ["count/1.jpg", "OCR/2.jpg", "OCR/2.jpg"]
 
 
 def _m3gia(right: np.ndarray, types: list[str]) -> Outcomes:

@@ -13,7 +13,7 @@ import pytest
 
 from mmgauge.api.compare import compare
 from mmgauge.comparison.core import Comparison
-from mmgauge.comparison.rows import MetricRow
+from mmgauge.parts.metric_rows import MetricRow
 from mmgauge.report import build_report
 from mmgauge.testing.oracle import oracle_run, write_release
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from mmgauge.core.errors import UserError
+from mmgauge.parts.report.tables import Table, table_html, write_csv, write_xlsx
 from mmgauge.report.load import load_run
 from mmgauge.report.provenance import provenance
-from mmgauge.report.tables import Table, table_html, write_csv, write_xlsx
 
 
 def _copy(run: Path, dest: Path) -> Path:

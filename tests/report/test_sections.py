@@ -13,7 +13,8 @@ import pytest
 from PIL import Image
 
 from mmgauge.core.types import ImageRef
-from mmgauge.report import build_report, plots
+from mmgauge.parts.report import plots
+from mmgauge.report import build_report
 from mmgauge.report.browser import build_browser
 from mmgauge.report.images import ImageIndex
 from mmgauge.report.load import load_runs
@@ -90,7 +91,7 @@ def test_browser_shows_every_image_of_a_sample(runs: tuple[Path, Path]) -> None:
 
 def test_m3gia_cards_show_the_gia_interval_with_its_n() -> None:
     from mmgauge.benchmarks.m3gia.data import answer_table, factor_table
-    from mmgauge.report.load import BenchView
+    from mmgauge.parts.report.views import BenchView
     from mmgauge.report.sections.m3gia import _cards
     from mmgauge.scoring.m3gia import Item, score_items
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mmgauge.comparison.core import Comparison
-from mmgauge.comparison.rows import CompareSettings
+from mmgauge.parts.metric_rows import CompareSettings
 
 if TYPE_CHECKING:
     from mmgauge.extraction.judge import Judge

@@ -72,10 +72,15 @@ class Benchmark(ABC, Generic[OptionsT, ResultT]):
     report_section: ClassVar[str | None] = None
     #: `compare(a, b, settings) -> [MetricRow]` over two runs' paired `Outcomes`.
     comparer: ClassVar[str | None] = None
+    #: `notes(a, b) -> [str]` on two runs' paired `Outcomes`: what the comparison leaves out, said beside it.
+    comparison_notes: ClassVar[str | None] = None
     #: `build(answers) -> Outcomes`: the items two runs are paired on (default: one per sample and round).
     outcomes_builder: ClassVar[str | None] = None
     #: `audit(answers, rng) -> entry` for the judge audit (default: no audit of this benchmark).
     audit_rules: ClassVar[str | None] = None
+    #: `read(judge, record, text) -> answer or None`: the judge asked about a stored record's answer `text` as
+    #: the run's judge pass asks, from the record alone (`audit-judge` then loads no data of it).
+    record_judge: ClassVar[str | None] = None
     #: `rows(result_json) -> [TidyRow]` for `export table`, when the class has no `tidy` method.
     tidy_rows: ClassVar[str | None] = None
     #: A command-line function mounted as `mmgauge score <name>` (its parameters become the options).

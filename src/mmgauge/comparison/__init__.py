@@ -1,12 +1,15 @@
 """Comparing runs on the same items: paired tests and intervals per benchmark and breakdown (`compare`), and
 what an LLM judge decided in a run (`audit`).
 
-- `answers.py`: the slim view of a record that comparisons and audits need.
-- `outcomes.py`: per-item outcome tables (MME questions, MMBench question groups, M3GIA questions).
+- `outcomes.py`: the built-in benchmarks' per-item outcome tables (MME questions, MMBench question groups,
+  M3GIA questions) and the generic one.
 - `sources.py`: reading run folders and prediction files into outcome tables.
-- `rows.py`: one compared number (McNemar + Newcombe, or the paired bootstrap); `floors.py`: the MOVER
-  floor that keeps composite intervals from collapsing.
-- `mme.py`, `mmbench.py`, `m3gia.py`, `generic.py`: what is compared per benchmark.
+- In `parts/`, below the benchmarks so that their packages may use them: `answers.py` (the slim view of a
+  record that comparisons and audits need), `outcomes.py` (the `Outcomes` table), `metric_rows.py` (one
+  compared number: McNemar + Newcombe, or the paired bootstrap) and `floors.py` (the MOVER floor that keeps
+  composite intervals from collapsing).
+- `m3gia.py`, `generic.py`: what is compared per benchmark (MME's and MMBench's: their packages'
+  `compare.py`).
 - `core.py`: pairing, every pair of runs, Holm's correction; `text.py`: the terminal table.
 - `audit.py`: judge-free bounds from records; `agreement.py`: judge-vs-rule agreement (audit-judge).
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mmgauge.benchmarks.registry import known_class
 from mmgauge.comparison.audit import RULE_UNRESOLVED
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import DatasetEntry, RunManifest, Sample, SampleRecord
@@ -61,7 +62,14 @@ class _Reader:
     def __init__(self, manifest: RunManifest, records: Sequence[SampleRecord]) -> None:
         self.benchmarks: dict[str, Any] = {}
         self.samples: dict[str, dict[str, Sample]] = {}
-        for name in sorted({r.benchmark for r in records} - {"mme"}):
+        #: The benchmarks whose judge reads a record alone (their `record_judge` hook): no data to load.
+        self.readers: dict[str, Any] = {}
+        for name in sorted({r.benchmark for r in records}):
+            cls = known_class(name)
+            reader = cls.hook("record_judge") if cls is not None else None
+            if reader is not None:
+                self.readers[name] = reader
+                continue
             entry = next((d for d in manifest.datasets if d.benchmark == name), None)
             if entry is None:
                 raise UserError(f"the run's manifest names no data for {name}", field="datasets")
@@ -69,12 +77,10 @@ class _Reader:
 
     async def read(self, judge: Judge, record: SampleRecord) -> str:
         text = text_read(record.response.text or "", record.extraction)
-        if record.benchmark == "mme":
-            from mmgauge.benchmarks.mme.bench import ask_judge  # the run's own judge procedure
-
-            question = str(record.metadata.get("question", record.prompt))
-            read = await ask_judge(judge, question, text)
-            return read.answer or NONE
+        reader = self.readers.get(record.benchmark)
+        if reader is not None:
+            found: str | None = await reader(judge, record, text)
+            return found or NONE
         from mmgauge.extraction.choice import judge_choice
 
         sample = self.samples[record.benchmark].get(record.sample_id)

@@ -18,31 +18,25 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from mmgauge.benchmarks.judge_audit import audit_entry
+from mmgauge.benchmarks.mme import audit as mme_audit
 from mmgauge.benchmarks.registry import known_class
-from mmgauge.comparison.answers import Answer, by_benchmark
-from mmgauge.comparison.outcomes import BoolArray, Outcomes, mmbench_outcomes
+from mmgauge.comparison.outcomes import mmbench_outcomes
 from mmgauge.extraction.methods import JUDGE, RANDOM, UNRESOLVED
+from mmgauge.parts.answers import Answer, by_benchmark
+from mmgauge.parts.outcomes import BoolArray, Outcomes
 from mmgauge.store.judge_audit import BenchmarkJudgeAudit, JudgeAudit, ScoreBounds
 from mmgauge.store.run_folder import RunFolder
 
-MME_UNREADABLE = "words-unknown"
 RULE_UNRESOLVED: dict[str, frozenset[str]] = {
-    "mme": frozenset({JUDGE, MME_UNREADABLE}),
+    "mme": mme_audit.RULE_UNRESOLVED,
     "mmbench": frozenset({JUDGE, UNRESOLVED, RANDOM}),
     "m3gia": frozenset({JUDGE, UNRESOLVED, RANDOM}),
 }
 
 
 def _entry(benchmark: str, scored: Sequence[Answer], bounds: list[ScoreBounds]) -> BenchmarkJudgeAudit:
-    methods = [a.method for a in scored]
-    unresolved = {UNRESOLVED, MME_UNREADABLE}
-    return BenchmarkJudgeAudit(
-        benchmark=benchmark, answers=len(scored),
-        rule_unresolved=sum(m in RULE_UNRESOLVED[benchmark] for m in methods),
-        judged=sum(m == JUDGE for m in methods), unresolved=sum(m in unresolved for m in methods),
-        random=sum(m == RANDOM for m in methods), bounds=bounds,
-        truncated=sum(a.truncated and a.method in RULE_UNRESOLVED[benchmark] for a in scored),
-    )
+    return audit_entry(benchmark, scored, bounds, RULE_UNRESOLVED[benchmark])
 
 
 def mmbench_audit(answers: Sequence[Answer]) -> BenchmarkJudgeAudit:
@@ -72,44 +66,6 @@ def mmbench_audit(answers: Sequence[Answer]) -> BenchmarkJudgeAudit:
                 decided=int((high.values[metric] != low.values[metric]).sum()), units=len(scored),
                 unit_name="question groups"))
     return _entry("mmbench", [a for a in chosen if not a.failed], bounds)
-
-
-def mme_audit(answers: Sequence[Answer]) -> BenchmarkJudgeAudit:
-    from mmgauge.scoring.mme import COGNITION, MMEItem, score_mme
-
-    scored = [a for a in answers if not a.failed]
-    loose = [a.method in RULE_UNRESOLVED["mme"] for a in scored]
-
-    def items(mode: str) -> list[MMEItem]:
-        out = []
-        for a, free in zip(scored, loose, strict=True):
-            truth = str(a.metadata.get("truth") or a.target or "").lower()
-            answer = a.answer
-            if free and mode != "scored":
-                answer = truth if mode == "right" else ("no" if truth == "yes" else "yes")
-            image = str(a.metadata["image"]) + ("" if a.round == 0 else f"@{a.round}")
-            out.append(MMEItem(str(a.metadata["subtask"]), image, truth, answer, a.method or ""))
-        return out
-
-    results = {mode: score_mme(items(mode), parser="audit", resamples=0)
-               for mode in ("scored", "right", "wrong")}
-    decided: dict[str, set[str]] = {"perception": set(), "cognition": set()}
-    images: dict[str, set[str]] = {"perception": set(), "cognition": set()}
-    for item, free in zip(items("scored"), loose, strict=True):
-        total = "cognition" if item.subtask in COGNITION else "perception"
-        images[total].add(f"{item.subtask}/{item.image}")
-        if free:
-            decided[total].add(f"{item.subtask}/{item.image}")
-    bounds = []
-    for total in ("perception", "cognition"):
-        if not images[total]:
-            continue
-        bounds.append(ScoreBounds(
-            measure=f"MME {total}", unit="points", value=getattr(results["scored"], total).score,
-            all_right=getattr(results["right"], total).score,
-            all_wrong=getattr(results["wrong"], total).score,
-            decided=len(decided[total]), units=len(images[total]), unit_name="images"))
-    return _entry("mme", scored, bounds)
 
 
 def _accuracy(values: BoolArray, rounds: npt.NDArray[np.int64]) -> float:

@@ -19,12 +19,11 @@ from pydantic import BaseModel, Field
 
 from mmgauge.benchmarks.registry import known_class
 from mmgauge.comparison.generic import compare_generic
-from mmgauge.comparison.mme import full_images, partial_note
-from mmgauge.comparison.outcomes import Outcomes
-from mmgauge.comparison.rows import BY_INTERVAL, BY_INTERVAL_AND_HOLM, CompareSettings, MetricRow
 from mmgauge.comparison.sources import Source
 from mmgauge.core.baselines import BaselineScores
 from mmgauge.core.errors import UserError
+from mmgauge.parts.metric_rows import BY_INTERVAL, BY_INTERVAL_AND_HOLM, CompareSettings, MetricRow
+from mmgauge.parts.outcomes import Outcomes
 from mmgauge.stats.paired import holm
 
 #: 2: verdicts from the interval (`verdict_from`), floor-widened rows' p-values raised to the floor's.
@@ -125,14 +124,9 @@ def pair_outcomes(a: Source, b: Source, benchmark: str) -> tuple[Outcomes, Outco
 def _compare_pair(i: int, j: int, a: Source, b: Source, benchmark: str,
                   settings: CompareSettings) -> PairComparison:
     pa, pb, only_a, only_b = pair_outcomes(a, b, benchmark)
-    notes: list[str] = []
-    if benchmark == "mme":
-        full_a, _ = full_images(pa, pb)
-        notes += partial_note(full_a)
-        dropped = len(pa) - len(full_a)
-        if dropped:
-            notes.append(f"MME: {dropped} paired questions left out (the other question of their image is "
-                         "not answered by both runs)")
+    cls = known_class(benchmark)
+    left_out = cls.hook("comparison_notes") if cls is not None else None
+    notes: list[str] = list(left_out(pa, pb)) if left_out is not None else []
     comparer = comparer_for(benchmark)
     rows = comparer(pa, pb, settings)
     if only_a or only_b:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from mmgauge.comparison.outcomes import Outcomes
-from mmgauge.comparison.rows import CompareSettings, MetricRow, accuracy_row
+from mmgauge.parts.metric_rows import CompareSettings, MetricRow, accuracy_row
+from mmgauge.parts.outcomes import Outcomes
 
 
 def compare_generic(a: Outcomes, b: Outcomes, settings: CompareSettings) -> list[MetricRow]:

@@ -19,11 +19,11 @@ from collections import Counter
 import numpy as np
 import numpy.typing as npt
 
-from mmgauge.comparison.floors import newcombe_sum
-from mmgauge.comparison.outcomes import FloatArray, Outcomes
-from mmgauge.comparison.rows import CompareSettings, MetricRow, accuracy_row, bootstrap_row
 from mmgauge.core.errors import UserError
 from mmgauge.core.ordered_sum import ordered_matmul
+from mmgauge.parts.floors import newcombe_sum
+from mmgauge.parts.metric_rows import CompareSettings, MetricRow, accuracy_row, bootstrap_row
+from mmgauge.parts.outcomes import FloatArray, Outcomes
 from mmgauge.scoring.m3gia import TYPES
 from mmgauge.stats.bootstrap import Statistic, sum_of_group_means
 

@@ -4,13 +4,12 @@ An `Outcomes` holds one benchmark's scored items of one run, aligned: a unique k
 it was scored against (paired runs must agree on it), breakdown labels and outcome columns. What an item is
 follows the benchmark's own scoring:
 
-- MME: a question (key `subtask/image/qK`, as run sample ids are), right or wrong; its image is a label,
-  since acc+ and the bootstrap work on images.
 - MMBench: a question group (key `g_index`), right under CircularEval (`circular`) and on its first copy
   (`vanilla`), labelled by L2 ability and category. Groups are built exactly as `scoring.mmbench` builds
   them: a group without an answer key or with a failed request is not scored.
 - M3GIA: a question (key `language/question_id`), its share of right rounds (0 or 1 with one round).
-- Any other benchmark: a (sample, round) with the benchmark's own right/wrong verdict.
+- Any other benchmark without an `outcomes_builder` hook (MME's: `benchmarks/mme/outcomes.py`): a (sample,
+  round) with the benchmark's own right/wrong verdict.
 
 Failed requests are never items: pairing is on what both runs answered.
 """
@@ -18,92 +17,12 @@ Failed requests are never items: pairing is on what both runs answered.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 import numpy as np
-import numpy.typing as npt
 
-from mmgauge.comparison.answers import Answer
+from mmgauge.parts.answers import Answer
+from mmgauge.parts.outcomes import BoolArray, IntArray, ObjArray, Outcomes, objects
 from mmgauge.scoring.mmbench import L2_ABBREVIATIONS
-from mmgauge.scoring.mme import MMEItem
-
-ObjArray = npt.NDArray[np.object_]
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
-
-
-def _objects(values: Sequence[object]) -> ObjArray:
-    out = np.empty(len(values), dtype=object)
-    out[:] = list(values)
-    return out
-
-
-@dataclass(frozen=True)
-class Outcomes:
-    benchmark: str
-    #: What one item is, for messages ("question", "question group").
-    item: str
-    keys: ObjArray
-    truth: ObjArray
-    labels: dict[str, ObjArray] = field(default_factory=dict)
-    values: dict[str, FloatArray] = field(default_factory=dict)
-    #: Rounds per item (M3GIA with --rounds); 1 means every value is 0 or 1.
-    rounds: int = 1
-
-    def __len__(self) -> int:
-        return len(self.keys)
-
-    def take(self, index: IntArray | BoolArray) -> Outcomes:
-        return Outcomes(
-            benchmark=self.benchmark, item=self.item, keys=self.keys[index], truth=self.truth[index],
-            labels={name: values[index] for name, values in self.labels.items()},
-            values={name: values[index] for name, values in self.values.items()}, rounds=self.rounds,
-        )
-
-
-# -- MME ---------------------------------------------------------------------------------------------------
-
-
-def mme_outcomes(rows: Sequence[tuple[str, str, str, str, bool]]) -> Outcomes:
-    """From (key, subtask, image, truth, right) per answered question."""
-    return Outcomes(
-        benchmark="mme", item="question", keys=_objects([r[0] for r in rows]),
-        truth=_objects([r[3] for r in rows]),
-        labels={"subtask": _objects([r[1] for r in rows]),
-                "image": _objects([f"{r[1]}/{r[2]}" for r in rows])},
-        values={"right": np.array([r[4] for r in rows], dtype=np.float64)},
-    )
-
-
-def mme_from_answers(answers: Sequence[Answer]) -> Outcomes:
-    rows = []
-    for a in answers:
-        if a.failed:
-            continue
-        subtask, image = str(a.metadata["subtask"]), str(a.metadata["image"])
-        truth = str(a.metadata.get("truth") or a.target or "").lower()
-        # Extra rounds are further full passes: each round's two answers form their own image pair.
-        suffix = "" if a.round == 0 else f"@{a.round}"
-        rows.append((a.sample_id + suffix, subtask, image + suffix, truth, a.answer is not None
-                     and a.answer == truth))
-    return mme_outcomes(rows)
-
-
-def mme_from_items(items: Sequence[MMEItem]) -> Outcomes:
-    """From an MME answers file (official results folder, prediction table): the K of `qK` is the question's
-    place within its image, as in the release (and so in a run's sample ids)."""
-    seen: dict[tuple[str, str], int] = {}
-    rows = []
-    for item in items:
-        place = seen.get((item.subtask, item.image), 0)
-        seen[(item.subtask, item.image)] = place + 1
-        if item.failed:
-            continue
-        key = f"{item.subtask}/{item.image}/q{place}"
-        rows.append((key, item.subtask, item.image, item.truth, item.answer == item.truth))
-    return mme_outcomes(rows)
-
 
 # -- MMBench -----------------------------------------------------------------------------------------------
 
@@ -122,8 +41,8 @@ def mmbench_outcomes(
 ) -> Outcomes:
     """Question groups from one row per copy, as `scoring.mmbench.score_columns` forms and scores them."""
     if len(group) == 0:
-        return Outcomes("mmbench", "question group", _objects([]), _objects([]),
-                        {"l2": _objects([]), "category": _objects([])},
+        return Outcomes("mmbench", "question group", objects([]), objects([]),
+                        {"l2": objects([]), "category": objects([])},
                         {"circular": np.zeros(0), "vanilla": np.zeros(0)})
     uniques, codes = np.unique(group, return_inverse=True)
     total = len(uniques)
@@ -137,11 +56,11 @@ def mmbench_outcomes(
     circular = (right_copies == size) & complete
     vanilla = np.where(copy[first] == 0, correct[first], False)
     keep = ~unanswered & ~pending
-    abbreviated = _objects([L2_ABBREVIATIONS.get(str(name), str(name)) for name in l2[first]])
+    abbreviated = objects([L2_ABBREVIATIONS.get(str(name), str(name)) for name in l2[first]])
     return Outcomes(
-        benchmark="mmbench", item="question group", keys=_objects([str(g) for g in uniques[keep]]),
-        truth=_objects([str(a) for a in answer[first][keep]]),
-        labels={"l2": abbreviated[keep], "category": _objects([str(c) for c in category[first][keep]])},
+        benchmark="mmbench", item="question group", keys=objects([str(g) for g in uniques[keep]]),
+        truth=objects([str(a) for a in answer[first][keep]]),
+        labels={"l2": abbreviated[keep], "category": objects([str(c) for c in category[first][keep]])},
         values={"circular": circular[keep].astype(np.float64), "vanilla": vanilla[keep].astype(np.float64)},
     )
 
@@ -157,9 +76,9 @@ def mmbench_from_answers(answers: Sequence[Answer]) -> Outcomes:
         correct=np.array([k != "" and a.answer == k for a, k in zip(chosen, keys, strict=True)], dtype=bool),
         has_answer=np.array([k != "" for k in keys], dtype=bool),
         request_failed=np.array([a.failed for a in chosen], dtype=bool),
-        l2=_objects([str(m.get("l2-category", "")) for m in meta]),
-        category=_objects([str(m.get("category", "")) for m in meta]),
-        answer=_objects(keys),
+        l2=objects([str(m.get("l2-category", "")) for m in meta]),
+        category=objects([str(m.get("category", "")) for m in meta]),
+        answer=objects(keys),
     )
 
 
@@ -178,9 +97,9 @@ def m3gia_from_answers(answers: Sequence[Answer]) -> Outcomes:
         info[key] = (str(a.metadata["language"]), str(a.metadata["question_type"]), str(a.target or ""))
     keys = list(right)
     return Outcomes(
-        benchmark="m3gia", item="question", keys=_objects(keys), truth=_objects([info[k][2] for k in keys]),
-        labels={"language": _objects([info[k][0] for k in keys]),
-                "type": _objects([info[k][1] for k in keys])},
+        benchmark="m3gia", item="question", keys=objects(keys), truth=objects([info[k][2] for k in keys]),
+        labels={"language": objects([info[k][0] for k in keys]),
+                "type": objects([info[k][1] for k in keys])},
         values={"right": np.array([float(np.mean(right[k])) for k in keys], dtype=np.float64)},
         rounds=max((len(v) for v in right.values()), default=1),
     )
@@ -191,8 +110,8 @@ def generic_from_answers(benchmark: str, answers: Sequence[Answer]) -> Outcomes:
     chosen = [a for a in answers if not a.failed and a.correct is not None]
     keys = [a.sample_id if a.round == 0 else f"{a.sample_id}@{a.round}" for a in chosen]
     return Outcomes(
-        benchmark=benchmark, item="answer", keys=_objects(keys),
-        truth=_objects([str(a.target or "") for a in chosen]),
+        benchmark=benchmark, item="answer", keys=objects(keys),
+        truth=objects([str(a.target or "") for a in chosen]),
         values={"right": np.array([a.correct is True for a in chosen], dtype=np.float64)},
     )
 

@@ -20,12 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mmgauge.comparison.answers import Answer, by_benchmark
-from mmgauge.comparison.outcomes import Outcomes, from_answers, mmbench_outcomes, mme_from_items
+from mmgauge.comparison.outcomes import from_answers, mmbench_outcomes
 from mmgauge.core.baselines import BaselineScores
 from mmgauge.core.errors import UserError
 from mmgauge.core.sync import run_sync
 from mmgauge.core.types import RunManifest
+from mmgauge.parts.answers import Answer, by_benchmark
+from mmgauge.parts.outcomes import Outcomes
 from mmgauge.store.run_folder import RunFolder
 
 if TYPE_CHECKING:
@@ -134,10 +135,11 @@ def _is_record_file(path: Path) -> bool:
 
 def _mme_file(path: Path, parser: str | None, kind: str) -> Source:
     from mmgauge.benchmarks.mme.answers import load_items
+    from mmgauge.benchmarks.mme.outcomes import from_items
 
     notes: list[str] = []
     items, label = load_items(path, parser, notes)
-    source = Source(path, path.name, kind, None, {"mme": mme_from_items(items)})
+    source = Source(path, path.name, kind, None, {"mme": from_items(items)})
     source.notes = [f"{path.name}: read with the {label} parser", *(f"{path.name}: {n}" for n in notes)]
     return source
 

@@ -8,8 +8,8 @@ from rich.text import Text
 
 from mmgauge.benchmarks.registry import known_class
 from mmgauge.comparison.core import Comparison, PairComparison
-from mmgauge.comparison.rows import MCNEMAR, MetricRow
 from mmgauge.core.baselines import baseline_labels, baselines_text
+from mmgauge.parts.metric_rows import MCNEMAR, MetricRow
 
 
 def title_of(benchmark: str) -> str:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mmgauge.core.errors import UserError
-from mmgauge.report.tables import Table, write_csv, write_xlsx
+from mmgauge.parts.report.tables import Table, write_csv, write_xlsx
 
 
 @dataclass

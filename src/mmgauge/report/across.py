@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from html import escape
 from typing import Final
 
-from mmgauge.report import plots
-from mmgauge.report.breakdown import Breakdown, Point, with_n
+from mmgauge.parts.report import plots
+from mmgauge.parts.report.breakdown import Breakdown, Point, with_n
+from mmgauge.parts.report.section import figure_row, note
+from mmgauge.parts.report.tables import Cell, Table, collapsed
 from mmgauge.report.load import RunView
 from mmgauge.report.sections import checked
-from mmgauge.report.sections.base import figure_row, note
-from mmgauge.report.tables import Cell, Table, collapsed
 
 #: Scatters drawn per breakdown: run 2, 3, ... each against run 1, at most this many.
 SCATTERS: Final = 4

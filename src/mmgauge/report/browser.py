@@ -18,8 +18,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from mmgauge.parts.report.views import Row
 from mmgauge.report.images import ImageIndex
-from mmgauge.report.load import Row, RunView
+from mmgauge.report.load import RunView
 from mmgauge.report.provenance import CLASSES, provenance
 from mmgauge.report.sections import section_for
 

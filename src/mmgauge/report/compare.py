@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import Final
 
+from mmgauge.parts.report.tables import Cell, Table
+from mmgauge.parts.report.views import Row
 from mmgauge.report.browser import OUTCOMES, outcome
-from mmgauge.report.load import Row, RunView
+from mmgauge.report.load import RunView
 from mmgauge.report.sections import category_of, checked
-from mmgauge.report.tables import Cell, Table
 
 #: Characters of an answer kept in the comparison table; the browser's "changed" filter shows all of it.
 ANSWER_CHARS: Final = 120

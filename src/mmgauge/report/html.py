@@ -16,17 +16,18 @@ from html import escape
 
 from mmgauge.core.baselines import BaselineScores, baselines_text
 from mmgauge.core.version import __version__
+from mmgauge.parts.report.section import baselines_table, note
+from mmgauge.parts.report.tables import Cell, Table, collapsed, table_html
+from mmgauge.parts.report.views import BenchView
 from mmgauge.report.across import across_section
 from mmgauge.report.assets import CSS, JS
 from mmgauge.report.browser import BrowserData
 from mmgauge.report.compare import compare, is_partial, leaderboard
 from mmgauge.report.judge_view import agreement_html, audit_html
-from mmgauge.report.load import BenchView, RunView
+from mmgauge.report.load import RunView
 from mmgauge.report.provenance import ERRORS_SHOWN, errors_table, provenance_table
 from mmgauge.report.sections import Card, checked
-from mmgauge.report.sections.base import baselines_table, note
 from mmgauge.report.significance import TIE, compare_runs, leaderboard_marks, significance_section
-from mmgauge.report.tables import Cell, Table, collapsed, table_html
 
 CHANGED_SHOWN = 100
 

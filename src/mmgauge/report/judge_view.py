@@ -4,8 +4,8 @@ of each headline number; per run, the agreement studies of `mmgauge audit-judge`
 from __future__ import annotations
 
 from mmgauge.comparison.audit import answers_text
-from mmgauge.report.sections.base import note
-from mmgauge.report.tables import Cell, Table, table_html
+from mmgauge.parts.report.section import note
+from mmgauge.parts.report.tables import Cell, Table, table_html
 from mmgauge.stats.agreement import Kappa
 from mmgauge.store.judge_audit import BenchmarkJudgeAudit, JudgeAgreement
 

@@ -15,67 +15,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from mmgauge.core.baselines import BaselineScores
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import RunManifest
 from mmgauge.general_level.level_view import as_level_report
+from mmgauge.parts.report.views import BenchView, Row
 from mmgauge.store.judge_audit import JudgeAgreement, JudgeAudit
 from mmgauge.store.results import BenchmarkResults, RunResults
 from mmgauge.store.run_folder import RunFolder
 
 if TYPE_CHECKING:
-    from mmgauge.comparison.answers import Answer
+    from mmgauge.parts.answers import Answer
 
 #: Counts each benchmark's results carry, in the order the report shows them.
 COUNT_FIELDS: Final = ("samples", "requested", "cache_hits", "resumed", "failed", "judge_calls", "truncated")
 GENERAL_LEVEL: Final = "general_level"
-
-
-@dataclass(slots=True)
-class Row:
-    """What the report needs of one finished request (a `SampleRecord` without the bulk)."""
-
-    benchmark: str
-    sample_id: str
-    round: int
-    prompt: str
-    text: str | None
-    error: str | None
-    answer: str | None
-    method: str | None
-    detail: str | None
-    target: str | None
-    correct: bool | None
-    metadata: dict[str, Any]
-    #: (sha256, file path or None) of each image; None for records of mmgauge 0.1, which did not name them.
-    images: list[tuple[str, str | None]] | None = None
-
-    @property
-    def failed(self) -> bool:
-        return self.error is not None or self.text is None
-
-    @property
-    def key(self) -> tuple[str, str, int]:
-        return (self.benchmark, self.sample_id, self.round)
-
-
-@dataclass
-class BenchView:
-    name: str
-    counts: dict[str, int] = field(default_factory=dict)
-    headline: list[tuple[str, str]] = field(default_factory=list)
-    result: dict[str, Any] | None = None
-    rows: list[Row] = field(default_factory=list)
-    #: `complete`, or `partial` when fewer questions were answered than the dataset holds.
-    status: str = "complete"
-    #: "answered/expected" (or the count alone when the dataset size is unknown).
-    coverage: str = ""
-    #: What trivial answerers score on the same records (results.json `baselines`), by name.
-    baselines: dict[str, BaselineScores] = field(default_factory=dict)
-
-    @property
-    def partial(self) -> bool:
-        return self.status == "partial"
 
 
 @dataclass
@@ -211,7 +164,7 @@ def load_run(path: Path) -> RunView:
 
 def answers_of(rows: list[Row]) -> list[Answer]:
     """The rows as the comparison and the judge audit read records."""
-    from mmgauge.comparison.answers import Answer
+    from mmgauge.parts.answers import Answer
 
     return [Answer(r.benchmark, r.sample_id, r.round, r.failed, r.answer, r.method, r.target, r.correct,
                    r.metadata) for r in rows]

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Final, Literal
 
-from mmgauge.report.load import BenchView, Row
-from mmgauge.report.tables import Cell, Table
+from mmgauge.parts.report.tables import Cell, Table
+from mmgauge.parts.report.views import BenchView, Row
 
 Provenance = Literal["rules", "judge", "random", "unresolved", "failed"]
 CLASSES: Final[tuple[Provenance, ...]] = ("rules", "judge", "random", "unresolved", "failed")

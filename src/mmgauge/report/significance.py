@@ -11,11 +11,11 @@ from html import escape
 from itertools import pairwise
 
 from mmgauge.comparison.core import Comparison
-from mmgauge.comparison.rows import MetricRow
 from mmgauge.comparison.text import number_name, p_text, title_of, verdict, verdict_rule
+from mmgauge.parts.metric_rows import MetricRow
+from mmgauge.parts.report.section import note
+from mmgauge.parts.report.tables import Cell, Mark, Table, table_html
 from mmgauge.report.load import RunView, answers_of
-from mmgauge.report.sections.base import note
-from mmgauge.report.tables import Cell, Mark, Table, table_html
 from mmgauge.store.run_folder import RunFolder
 
 #: Leaderboard column -> the compared numbers it shows, (benchmark, metric, breakdown), first found wins.

@@ -21,7 +21,6 @@ from pathlib import Path
 
 from mmgauge.backends.base import Backend, Request
 from mmgauge.benchmarks.base import AnyBenchmark, Dataset
-from mmgauge.comparison.answers import Answer
 from mmgauge.comparison.audit import audited_benchmarks, judge_audit
 from mmgauge.core.types import (
     SCHEMA_VERSION,
@@ -35,6 +34,7 @@ from mmgauge.core.types import (
 )
 from mmgauge.extraction.judge import Judge
 from mmgauge.extraction.reasoning import strip_reasoning
+from mmgauge.parts.answers import Answer
 from mmgauge.runner.executor import Executor, LocalExecutor
 from mmgauge.runner.images import ImageLedger
 from mmgauge.runner.progress import NullProgress, ProgressSink, outcome_of

@@ -75,9 +75,10 @@ class MMBenchBenchmark(Benchmark[MMBenchOptions, MMBenchResult]):
         "CCBench", "MMBench_DEV_EN_V11", "MMBench_TEST_EN_V11", "MMBench_DEV_CN_V11", "MMBench_TEST_CN_V11",
         "MMBench_V11", "MMBench_CN_V11",
     )
-    # Temporary: these hooks still name the modules the pieces lived in before benchmarks were packages.
-    report_section: ClassVar[str | None] = "mmgauge.report.sections.mmbench:SECTION"
-    comparer: ClassVar[str | None] = "mmgauge.comparison.mmbench:compare_mmbench"
+    # Temporary: outcomes_builder, audit_rules, tidy_rows and score_command still name the modules the pieces
+    # lived in before benchmarks were packages.
+    report_section: ClassVar[str | None] = "mmgauge.benchmarks.mmbench.report:SECTION"
+    comparer: ClassVar[str | None] = "mmgauge.benchmarks.mmbench.compare:compare_mmbench"
     outcomes_builder: ClassVar[str | None] = "mmgauge.comparison.outcomes:mmbench_from_answers"
     audit_rules: ClassVar[str | None] = "mmgauge.comparison.audit:mmbench_audit"
     tidy_rows: ClassVar[str | None] = "mmgauge.tidy.builtin:mmbench_rows"

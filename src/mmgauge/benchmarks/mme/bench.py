@@ -62,11 +62,14 @@ class MMEBenchmark(Benchmark[MMEOptions, MMEResult]):
     prompt_presets: ClassVar[PresetTable | None] = PROMPTS
     title: ClassVar[str] = "MME"
     vlmevalkit_names: ClassVar[tuple[str, ...]] = ("MME",)
-    # Temporary: these hooks still name the modules the pieces lived in before benchmarks were packages.
-    report_section: ClassVar[str | None] = "mmgauge.report.sections.mme:SECTION"
-    comparer: ClassVar[str | None] = "mmgauge.comparison.mme:compare_mme"
-    outcomes_builder: ClassVar[str | None] = "mmgauge.comparison.outcomes:mme_from_answers"
-    audit_rules: ClassVar[str | None] = "mmgauge.comparison.audit:mme_audit"
+    # Temporary: tidy_rows and score_command still name the modules the pieces
+    # lived in before benchmarks were packages.
+    report_section: ClassVar[str | None] = "mmgauge.benchmarks.mme.report:SECTION"
+    comparer: ClassVar[str | None] = "mmgauge.benchmarks.mme.compare:compare_mme"
+    comparison_notes: ClassVar[str | None] = "mmgauge.benchmarks.mme.compare:notes"
+    outcomes_builder: ClassVar[str | None] = "mmgauge.benchmarks.mme.outcomes:from_answers"
+    audit_rules: ClassVar[str | None] = "mmgauge.benchmarks.mme.audit:audit"
+    record_judge: ClassVar[str | None] = "mmgauge.benchmarks.mme.audit:judge_record"
     tidy_rows: ClassVar[str | None] = "mmgauge.tidy.builtin:mme_rows"
     score_command: ClassVar[str | None] = "mmgauge.cli.mme:score_command"
     in_default_run: ClassVar[bool] = True

@@ -14,8 +14,8 @@ from typing import Final
 from pydantic import ValidationError
 
 from mmgauge.benchmarks.registry import known_class
-from mmgauge.report.load import BenchView, Row
-from mmgauge.report.sections.base import Card, Section, generic_section
+from mmgauge.parts.report.section import Card, Section, generic_section
+from mmgauge.parts.report.views import BenchView, Row
 
 #: Sections of what is not a benchmark: name -> module defining `SECTION`.
 SECTIONS: dict[str, str] = {"general_level": "mmgauge.report.sections.general_level"}

@@ -9,11 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from mmgauge.general_level.level_view import LevelView
-from mmgauge.report import plots
-from mmgauge.report.breakdown import with_n
-from mmgauge.report.load import BenchView
-from mmgauge.report.sections.base import Card, Section, charts, note
-from mmgauge.report.tables import Cell, Table, table_html
+from mmgauge.parts.report import plots
+from mmgauge.parts.report.breakdown import with_n
+from mmgauge.parts.report.section import Card, Section, charts, note
+from mmgauge.parts.report.tables import Cell, Table, table_html
+from mmgauge.parts.report.views import BenchView
 
 
 def _view(bench: BenchView) -> LevelView:

@@ -10,11 +10,11 @@ from collections import defaultdict
 from typing import Any, Final
 
 from mmgauge.core.errors import UserError
-from mmgauge.report import plots
-from mmgauge.report.breakdown import Breakdown, Point, interval_point, with_n
-from mmgauge.report.load import BenchView, Row
-from mmgauge.report.sections.base import Card, Section, baseline_series, charts, note, pct
-from mmgauge.report.tables import Cell, Table, table_html
+from mmgauge.parts.report import plots
+from mmgauge.parts.report.breakdown import Breakdown, Point, interval_point, with_n
+from mmgauge.parts.report.section import Card, Section, baseline_series, charts, note, pct
+from mmgauge.parts.report.tables import Cell, Table, table_html
+from mmgauge.parts.report.views import BenchView, Row
 from mmgauge.scoring.m3gia import CLUSTERS, LanguageScores, M3GIAResult, MeanScores, Stat
 from mmgauge.scoring.m3gia_gia import human_gia
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import base64
 import re
 
-from mmgauge.report import plots
-from mmgauge.report.breakdown import with_n
+from mmgauge.parts.report import plots
+from mmgauge.parts.report.breakdown import with_n
 
 
 def _svg(image: str) -> str:

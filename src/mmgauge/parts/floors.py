@@ -6,9 +6,8 @@ is 0-0, a certainty no finite number of items gives. As the scorers do for a sin
 composite difference is a sum of accuracy differences, each with its Newcombe paired interval (which does
 not collapse), combined by MOVER (Zou & Donner 2008) with the correlation of the parts.
 
-- MME subtask score: acc difference (over questions) + acc+ difference (over images), correlated through
-  the images they share; rho is the correlation of the per-image differences (the correlation of their
-  means under resampling of images), clipped to [0, 1], and 1 (the widest case) when it cannot be estimated.
+- Two correlated parts (an MME subtask score: `benchmarks/mme/compare.py`): MOVER with their correlation
+  (`correlation`: 1, the widest case, when it cannot be estimated).
 - Sums over disjoint parts (MME totals, means over abilities or languages, GIA over question types): the
   parts are independent, distances add in quadrature.
 
@@ -24,7 +23,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from mmgauge.stats.composite import Spread, mover_independent, mover_pair
+from mmgauge.stats.composite import Spread, mover_independent
 from mmgauge.stats.paired import PairedTable, paired_difference
 
 #: The floor's spread at a confidence level.
@@ -47,30 +46,12 @@ def newcombe_spread(a_right: npt.ArrayLike, b_right: npt.ArrayLike, level: float
     return Spread(down=spread.down * size, up=spread.up * size)
 
 
-def _correlation(first_values: npt.ArrayLike, second_values: npt.ArrayLike) -> float:
+def correlation(first_values: npt.ArrayLike, second_values: npt.ArrayLike) -> float:
     first = np.asarray(first_values, dtype=np.float64)
     second = np.asarray(second_values, dtype=np.float64)
     if first.size < 2 or np.ptp(first) == 0 or np.ptp(second) == 0:
         return 1.0
     return float(np.corrcoef(first, second)[0, 1])
-
-
-def mme_subtask_floor(
-    a_cols: npt.NDArray[np.float64], b_cols: npt.NDArray[np.float64], image: npt.NDArray[np.str_]
-) -> Floor:
-    """Floor of one subtask's score difference (points): columns are [right, both right] per question."""
-    _, first, codes = np.unique(image, return_index=True, return_inverse=True)
-    codes = codes.reshape(-1)
-    per_image_acc = np.bincount(codes, weights=a_cols[:, 0] - b_cols[:, 0])
-    per_image_plus = a_cols[first, 1] - b_cols[first, 1]
-    rho = _correlation(per_image_acc, per_image_plus)
-    a_acc, b_acc, a_plus, b_plus = a_cols[:, 0], b_cols[:, 0], a_cols[first, 1], b_cols[first, 1]
-
-    def floor(level: float) -> Spread:
-        return mover_pair(newcombe_spread(a_acc, b_acc, level, 100.0),
-                          newcombe_spread(a_plus, b_plus, level, 100.0), rho)
-
-    return floor
 
 
 def independent(parts: Sequence[Floor]) -> Floor:

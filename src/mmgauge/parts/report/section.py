@@ -8,10 +8,10 @@ from html import escape
 from typing import Any
 
 from mmgauge.core.baselines import baseline_labels
-from mmgauge.report import plots
-from mmgauge.report.breakdown import Breakdown
-from mmgauge.report.load import BenchView, Row
-from mmgauge.report.tables import Cell, Table, table_html
+from mmgauge.parts.report import plots
+from mmgauge.parts.report.breakdown import Breakdown
+from mmgauge.parts.report.tables import Cell, Table, table_html
+from mmgauge.parts.report.views import BenchView, Row
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,9 @@ never narrower than the MOVER floor of the abilities' Newcombe intervals (`floor
 
 from __future__ import annotations
 
-from mmgauge.comparison.floors import newcombe_sum
-from mmgauge.comparison.outcomes import Outcomes
-from mmgauge.comparison.rows import CompareSettings, MetricRow, accuracy_row, bootstrap_row
+from mmgauge.parts.floors import newcombe_sum
+from mmgauge.parts.metric_rows import CompareSettings, MetricRow, accuracy_row, bootstrap_row
+from mmgauge.parts.outcomes import Outcomes
 from mmgauge.stats.bootstrap import sum_of_group_means
 
 BENCHMARK = "mmbench"

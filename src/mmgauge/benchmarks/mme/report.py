@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from mmgauge.report import plots
-from mmgauge.report.breakdown import Breakdown, interval_point, with_n
-from mmgauge.report.load import BenchView, Row
-from mmgauge.report.sections.base import Card, Section, baseline_series, charts, note
-from mmgauge.report.tables import Cell, Table, table_html
+from mmgauge.parts.report import plots
+from mmgauge.parts.report.breakdown import Breakdown, interval_point, with_n
+from mmgauge.parts.report.section import Card, Section, baseline_series, charts, note
+from mmgauge.parts.report.tables import Cell, Table, table_html
+from mmgauge.parts.report.views import BenchView, Row
 from mmgauge.scoring.mme import COGNITION, SUBTASKS, MMEResult, Total, answer_bias, overall_yes_ratio
 
 #: Overall yes-ratio outside [1 - BIAS, BIAS] is called out as a bias.

@@ -4,7 +4,7 @@ Pairing keeps the images whose two questions both runs answered (acc+ needs both
 (McNemar over questions), acc+ (McNemar over images: both questions right) and the score acc + acc+ (paired
 bootstrap over images). The perception and cognition totals, the headline, are sums of subtask scores:
 paired bootstrap over images within subtasks (a subtask's size is fixed by the benchmark). The score
-intervals are never narrower than the MOVER floor of the acc and acc+ differences (`floors.py`).
+intervals are never narrower than the MOVER floor of the acc and acc+ differences (`subtask_floor`).
 
 acc's McNemar treats the two questions of an image as independent; they share the image, so for the
 composite numbers the bootstrap resamples whole images.
@@ -13,12 +13,14 @@ composite numbers the bootstrap resamples whole images.
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
-from mmgauge.comparison.floors import independent, mme_subtask_floor
-from mmgauge.comparison.outcomes import FloatArray, Outcomes
-from mmgauge.comparison.rows import CompareSettings, MetricRow, accuracy_row, bootstrap_row
+from mmgauge.parts.floors import Floor, correlation, independent, newcombe_spread
+from mmgauge.parts.metric_rows import CompareSettings, MetricRow, accuracy_row, bootstrap_row
+from mmgauge.parts.outcomes import FloatArray, Outcomes
 from mmgauge.scoring.mme import COGNITION, PERCEPTION, SUBTASKS
 from mmgauge.stats.bootstrap import sum_of_group_means
+from mmgauge.stats.composite import Spread, mover_pair
 
 BENCHMARK = "mme"
 TOTALS = (("perception", PERCEPTION), ("cognition", COGNITION))
@@ -42,6 +44,28 @@ def _both_right(outcomes: Outcomes) -> FloatArray:
     return both
 
 
+def subtask_floor(
+    a_cols: npt.NDArray[np.float64], b_cols: npt.NDArray[np.float64], image: npt.NDArray[np.str_]
+) -> Floor:
+    """Floor of one subtask's score difference (points): columns are [right, both right] per question.
+
+    acc difference (over questions) + acc+ difference (over images), correlated through the images they
+    share: rho is the correlation of the per-image differences (the correlation of their means under
+    resampling of images), 1 (the widest case) when it cannot be estimated."""
+    _, first, codes = np.unique(image, return_index=True, return_inverse=True)
+    codes = codes.reshape(-1)
+    per_image_acc = np.bincount(codes, weights=a_cols[:, 0] - b_cols[:, 0])
+    per_image_plus = a_cols[first, 1] - b_cols[first, 1]
+    rho = correlation(per_image_acc, per_image_plus)
+    a_acc, b_acc, a_plus, b_plus = a_cols[:, 0], b_cols[:, 0], a_cols[first, 1], b_cols[first, 1]
+
+    def floor(level: float) -> Spread:
+        return mover_pair(newcombe_spread(a_acc, b_acc, level, 100.0),
+                          newcombe_spread(a_plus, b_plus, level, 100.0), rho)
+
+    return floor
+
+
 def compare_mme(a: Outcomes, b: Outcomes, settings: CompareSettings) -> list[MetricRow]:
     a, b = full_images(a, b)
     if len(a) == 0:
@@ -51,7 +75,7 @@ def compare_mme(a: Outcomes, b: Outcomes, settings: CompareSettings) -> list[Met
     a_cols = np.c_[a.values["right"], _both_right(a)]
     b_cols = np.c_[b.values["right"], _both_right(b)]
     present = [name for name in SUBTASKS if (subtask == name).any()]
-    floors = {name: mme_subtask_floor(a_cols[subtask == name], b_cols[subtask == name],
+    floors = {name: subtask_floor(a_cols[subtask == name], b_cols[subtask == name],
                                       image[subtask == name]) for name in present}
     rows: list[MetricRow] = []
     for total, names in TOTALS:
@@ -88,3 +112,14 @@ def partial_note(a: Outcomes) -> list[str]:
         if have and len(have) < len(names):
             notes.append(f"MME {total} sums the {len(have)} of {len(names)} subtasks both runs answered")
     return notes
+
+
+def notes(a: Outcomes, b: Outcomes) -> list[str]:
+    """What a comparison of the paired `a` and `b` leaves out (the `comparison_notes` hook)."""
+    full_a, _ = full_images(a, b)
+    out = partial_note(full_a)
+    dropped = len(a) - len(full_a)
+    if dropped:
+        out.append(f"MME: {dropped} paired questions left out (the other question of their image is "
+                   "not answered by both runs)")
+    return out

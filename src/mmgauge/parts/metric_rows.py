@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 
-from mmgauge.comparison.floors import Floor, floor_p_value
+from mmgauge.parts.floors import Floor, floor_p_value
 from mmgauge.stats.bootstrap import Statistic, paired_bootstrap
 from mmgauge.stats.composite import hull_with_floor
 from mmgauge.stats.paired import PairedTable, mcnemar_exact, minimum_detectable_difference, paired_difference
