@@ -221,9 +221,7 @@ def benchmark_packages() -> set[str]:
 #: Temporary: none may be added, and an entry whose module is clean must go.
 NAMES_A_BENCHMARK_EXCEPTIONS: frozenset[str] = frozenset({
     "mmgauge.backends.replay_formats",
-    "mmgauge.cli.mmbench",
     "mmgauge.cli.mme",
-    "mmgauge.cli.tree",
     "mmgauge.comparison.agreement",
     "mmgauge.comparison.audit",
     "mmgauge.comparison.core",

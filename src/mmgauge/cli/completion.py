@@ -1,13 +1,12 @@
 """Shell completion for bash, zsh and fish: `mmgauge completion SHELL` prints the script, which then calls
 `mmgauge` back with `_MMGAUGE_COMPLETE` set at every TAB (Click's protocol; `main` hands those calls here).
 
-Each TAB builds only the part of the command tree the words typed so far name (`tree.build_app`), as a
-command does: completing `mmgauge run --mo` loads the `run` command alone, `mmgauge ru` a listing of names.
+Each TAB loads only the commands the words typed so far reach (`tree.py`), as a command line does: completing
+`mmgauge run --mo` loads the `run` command alone.
 """
 
 from __future__ import annotations
 
-import os
 from enum import Enum
 
 import typer
@@ -45,8 +44,6 @@ def print_script(shell: Shell | str) -> int:
 def complete(instruction: str) -> int:
     """Answer one completion request: `instruction` is `SHELL_complete` or `SHELL_source` (Click's order), or
     `complete_SHELL`/`source_SHELL` (Typer's, which its scripts send). Prints the answer; the exit status."""
-    import shlex
-
     from typer.completion import shell_complete
 
     from mmgauge.cli.tree import build_app
@@ -61,17 +58,11 @@ def complete(instruction: str) -> int:
     if action == "source":
         return print_script(shell)
     _typer_shells()
-    try:  # the words typed so far name the part of the tree to build (the shells' scripts all pass them)
-        words = shlex.split(os.environ.get("COMP_WORDS", ""))[1:]
-    except ValueError:  # an open quote: the whole tree
-        words = []
-    command = typer.main.get_command(build_app(words))
+    command = typer.main.get_command(build_app())
     return shell_complete(command, {}, PROG, COMPLETE_VAR, f"complete_{shell}")
 
 
-def register(app: typer.Typer) -> None:
-    @app.command("completion")
-    def completion(shell: Shell = typer.Argument(..., help="bash, zsh or fish.")) -> None:
-        """Print the shell completion script. bash: eval "$(mmgauge completion bash)" in ~/.bashrc; zsh: the
-        same in ~/.zshrc; fish: mmgauge completion fish > ~/.config/fish/completions/mmgauge.fish."""
-        print_script(shell)
+def completion(shell: Shell = typer.Argument(..., help="bash, zsh or fish.")) -> None:
+    """Print the shell completion script. bash: eval "$(mmgauge completion bash)" in ~/.bashrc; zsh: the
+    same in ~/.zshrc; fish: mmgauge completion fish > ~/.config/fish/completions/mmgauge.fish."""
+    print_script(shell)

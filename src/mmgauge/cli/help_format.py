@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import typer
 from typer.core import TyperArgument, TyperCommand, TyperOption
 
 
@@ -54,15 +53,3 @@ class PlainArgumentsCommand(TyperCommand):
             if rows:
                 with formatter.section(title):
                     formatter.write_dl(rows)
-
-
-def use_plain_arguments(app: typer.Typer) -> None:
-    """Give every command of `app` (and of its sub-apps) `PlainArgumentsCommand`, unless it has a class of
-    its own (Typer's default is `TyperCommand`)."""
-    for info in app.registered_commands:
-        if info.cls is None or info.cls is TyperCommand:
-            info.cls = PlainArgumentsCommand
-    for group in app.registered_groups:
-        instance: Any = group.typer_instance
-        if instance is not None:
-            use_plain_arguments(instance)

@@ -138,7 +138,7 @@ def _run_tree(args: list[str]) -> int:
 
     from mmgauge.cli.tree import build_app
 
-    command = typer.main.get_command(build_app(args))
+    command = typer.main.get_command(build_app())
     try:
         # The exact invocation reaches commands as ctx.obj, so a run's manifest records what was typed.
         code = command.main(args=args, prog_name="mmgauge", standalone_mode=False, obj={"argv": args})

@@ -74,6 +74,15 @@ def declared(command: Callable[..., Any]) -> list[Declared]:
     return found
 
 
+def declares(command: Callable[..., Any]) -> bool:
+    """Whether `command` declares its parameters with `Arg`/`Opt` (else Typer's own declarations)."""
+    for hint in typing.get_type_hints(command, include_extras=True).values():
+        if typing.get_origin(hint) is typing.Annotated and any(
+                isinstance(extra, Arg | Opt) for extra in typing.get_args(hint)[1:]):
+            return True
+    return False
+
+
 def for_typer(command: Callable[..., Any]) -> Callable[..., Any]:
     """`command` as Typer reads a command: the same function, with Typer's Argument and Option as defaults."""
     import typer
