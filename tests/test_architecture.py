@@ -20,15 +20,8 @@ LAYERS = (
 )
 #: Imports that go up a layer, each with why it cannot go down (none today).
 UPWARD_EXCEPTIONS: dict[tuple[str, str], str] = {}
-#: Private modules of dependencies still imported, each with why (none may be added).
-PRIVATE_EXCEPTIONS = {
-    # Typer's vendored click and completion classes, for the help's layout, the run flags and shell
-    # completion; the command line's owners replace them (issue 24, left to them).
-    ("mmgauge.cli.help_format", "typer._click"),
-    ("mmgauge.cli.run_flags", "typer._click"),
-    ("mmgauge.cli.completion", "typer._click.shell_completion.get_completion_class"),
-    ("mmgauge.cli.completion", "typer._completion_classes.completion_init"),
-}
+#: Private modules of dependencies still imported, each with why (none today, and none may be added).
+PRIVATE_EXCEPTIONS: frozenset[tuple[str, str]] = frozenset()
 
 
 def modules() -> dict[str, Path]:
@@ -228,10 +221,7 @@ def benchmark_packages() -> set[str]:
 #: Temporary: none may be added, and an entry whose module is clean must go.
 NAMES_A_BENCHMARK_EXCEPTIONS: frozenset[str] = frozenset({
     "mmgauge.backends.replay_formats",
-    "mmgauge.cli.main",
-    "mmgauge.cli.mmbench",
     "mmgauge.cli.mme",
-    "mmgauge.cli.tree",
     "mmgauge.comparison.agreement",
     "mmgauge.comparison.audit",
     "mmgauge.comparison.m3gia",

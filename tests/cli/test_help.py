@@ -19,8 +19,10 @@ def command_paths() -> list[tuple[str, ...]]:
 
     def walk(command: Any, path: tuple[str, ...]) -> None:
         found.append(path)
-        for name, sub in getattr(command, "commands", {}).items():
-            walk(sub, (*path, name))
+        if hasattr(command, "list_commands"):
+            context = command.make_context("mmgauge", [], resilient_parsing=True)
+            for name in command.list_commands(context):
+                walk(command.get_command(context, name), (*path, name))
 
     walk(root, ())
     return found
@@ -61,35 +63,32 @@ def test_both_exports_write_to_out(cli: Any, tmp_path: Path) -> None:
     assert "missing option --out" in cli("export", "mme", tmp_path / "run").error_line()
 
 
-def _help_pages(app: typer.Typer) -> dict[tuple[str, ...], str]:
-    """The help page of the root and of every group (their command listings), by path."""
-    root: Any = typer.main.get_command(app)
-    pages: dict[tuple[str, ...], str] = {}
+def test_a_listing_imports_no_command_module_and_shows_the_table_s_help() -> None:
+    import subprocess
+    import sys
 
-    def walk(command: Any, path: tuple[str, ...], parent: Any) -> None:
-        if not hasattr(command, "commands"):
-            return
-        context = command.make_context(" ".join(("mmgauge", *path)), [], parent=parent,
-                                       resilient_parsing=True)
-        pages[path] = command.get_help(context)
-        for name, sub in command.commands.items():
-            walk(sub, (*path, name), context)
+    from mmgauge.cli.commands import COMMANDS
 
-    walk(root, (), None)
-    return pages
+    machinery = ("main", "tree", "commands", "params", "help_format", "log_level", "logs", "signals")
+    code = ("import sys\nfrom mmgauge.cli.main import main\ntry:\n    main(sys.argv[1:])\n"
+            "except SystemExit:\n"
+            "    sys.stderr.write(str(sorted(m for m in sys.modules if m.startswith('mmgauge.cli.') and\n"
+            f"        m.removeprefix('mmgauge.cli.') not in {machinery!r})))")
+    for group in ([], ["export"], ["cache"], ["cfa"]):
+        done = subprocess.run([sys.executable, "-c", code, *group, "--help"], capture_output=True, text=True,
+                              check=True)
+        assert done.stderr == "[]", (group, done.stderr)
+        prefix = " ".join(group)
+        shown = [command for command in COMMANDS
+                 if command.path.rpartition(" ")[0] == prefix and " " not in command.path.removeprefix(prefix)
+                 .strip()]
+        assert shown
+        for command in shown:
+            assert command.path.split()[-1] in done.stdout and command.help.split()[0] in done.stdout
 
 
-def test_help_listings_show_what_the_real_tree_shows(cli: Any) -> None:
-    from mmgauge.cli.tree import build_app
-
-    listing = _help_pages(build_app(["--help"]))
-    assert set(listing) >= {(), ("score",), ("export",), ("cache",), ("cfa",)}
-    assert listing == _help_pages(build_app())
-    # The listing's stand-ins never replace the real commands in this process.
-    assert "Usage: mmgauge report [OPTIONS] RUN_DIRS..." in cli("report", "--help").out
-    real: Any = typer.main.get_command(build_app())
-    for path in (("cfa", "fit"), ("report",), ("score", "mme")):
-        command = real
-        for name in path:
-            command = command.commands[name]
-        assert [p for p in command.params if p.name != "help"], path
+def test_score_lists_the_benchmarks_with_a_score_command_and_level(cli: Any) -> None:
+    listing = cli("score", "--help").out
+    for name in ("mme", "mmbench", "m3gia", "level"):
+        assert f"  {name} " in listing
+    assert "Usage: mmgauge score mme [OPTIONS] PATH" in cli("score", "mme", "--help").out

@@ -137,7 +137,7 @@ def test_a_broken_pipe_that_is_not_stdout_is_an_error(cli: Any, monkeypatch: pyt
     def command() -> None:
         raise BrokenPipeError(32, "Broken pipe")  # e.g. a worker process gone, while stdout is fine
 
-    monkeypatch.setattr(main, "plain_call", lambda args: (command, {}))
+    monkeypatch.setattr(main, "_run_tree", lambda args: command())
     assert "Broken pipe" in one_line_error(cli("score", "mme", "x"))
 
 

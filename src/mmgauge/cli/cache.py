@@ -46,51 +46,48 @@ def folder_parts(folder: Path, responses: Path) -> list[tuple[str, int]]:
     return list(parts.items())
 
 
-def register(cache_app: typer.Typer) -> None:
-    @cache_app.command("stats")
-    def stats(cache_path: Path | None = typer.Option(None, "--cache-path", help=CACHE_PATH_HELP)) -> None:
-        """Responses per model, and every part of the cache folder with its size."""
-        from rich.console import Console
+def stats(cache_path: Path | None = typer.Option(None, "--cache-path", help=CACHE_PATH_HELP)) -> None:
+    """Responses per model, and every part of the cache folder with its size."""
+    from rich.console import Console
 
-        from mmgauge.store.cache import ResponseCache, default_cache_path
+    from mmgauge.store.cache import ResponseCache, default_cache_path
 
-        path = cache_path or default_cache_path()
-        cache = ResponseCache(path)
-        try:
-            info = cache.stats()
-        finally:
-            cache.close()
-        console = Console(highlight=False, soft_wrap=True)
-        summary = f"cache {info.path}: {info.entries} responses, {_megabytes(info.size_bytes)}"
-        console.print(summary, markup=False)
-        for model, count in sorted(info.models.items()):
-            console.print(f"  {model or '(unknown model)'}: {count}", markup=False)
-        if cache_path is not None:
-            return
-        # The default location: the folder also holds the default model's converted weights, and so on.
-        folder = path.parent
-        parts = folder_parts(folder, path)
-        total = sum(size for _, size in parts)
-        console.print(f"cache folder {folder}: {_megabytes(total)} in all", markup=False)
-        for name, size in parts:
-            note = PART_NOTES.get(name.rstrip("/"), "the response cache" if name == path.name else "")
-            console.print(f"  {name}: {_megabytes(size)}" + (f"  ({note})" if note else ""), markup=False)
+    path = cache_path or default_cache_path()
+    cache = ResponseCache(path)
+    try:
+        info = cache.stats()
+    finally:
+        cache.close()
+    console = Console(highlight=False, soft_wrap=True)
+    summary = f"cache {info.path}: {info.entries} responses, {_megabytes(info.size_bytes)}"
+    console.print(summary, markup=False)
+    for model, count in sorted(info.models.items()):
+        console.print(f"  {model or '(unknown model)'}: {count}", markup=False)
+    if cache_path is not None:
+        return
+    # The default location: the folder also holds the default model's converted weights, and so on.
+    folder = path.parent
+    parts = folder_parts(folder, path)
+    total = sum(size for _, size in parts)
+    console.print(f"cache folder {folder}: {_megabytes(total)} in all", markup=False)
+    for name, size in parts:
+        note = PART_NOTES.get(name.rstrip("/"), "the response cache" if name == path.name else "")
+        console.print(f"  {name}: {_megabytes(size)}" + (f"  ({note})" if note else ""), markup=False)
 
-    @cache_app.command("clear")
-    def clear(
-        cache_path: Path | None = typer.Option(None, "--cache-path", help=CACHE_PATH_HELP),
-        model: str | None = typer.Option(
-            None, "--model-fingerprint", help="Clear only this model's entries."
-        ),
-    ) -> None:
-        """Delete cached responses (all, or one model's)."""
-        from rich.console import Console
+def clear(
+    cache_path: Path | None = typer.Option(None, "--cache-path", help=CACHE_PATH_HELP),
+    model: str | None = typer.Option(
+        None, "--model-fingerprint", help="Clear only this model's entries."
+    ),
+) -> None:
+    """Delete cached responses (all, or one model's)."""
+    from rich.console import Console
 
-        from mmgauge.store.cache import ResponseCache, default_cache_path
+    from mmgauge.store.cache import ResponseCache, default_cache_path
 
-        cache = ResponseCache(cache_path or default_cache_path())
-        try:
-            removed = cache.clear(model)
-        finally:
-            cache.close()
-        Console().print(f"removed {removed} cached responses from {cache.path}")
+    cache = ResponseCache(cache_path or default_cache_path())
+    try:
+        removed = cache.clear(model)
+    finally:
+        cache.close()
+    Console().print(f"removed {removed} cached responses from {cache.path}")

@@ -94,5 +94,3 @@ def table_command(
     log_results(log, runs, project=wandb_project, entity=wandb_entity, report=report)
 
 
-def register(score_app: typer.Typer, export_app: typer.Typer) -> None:
-    export_app.command("table")(table_command)

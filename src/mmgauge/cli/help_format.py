@@ -9,13 +9,9 @@ repeatable option shows the type of one value (`--data <str>`, not `--data <list
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-import typer
 from typer.core import TyperArgument, TyperCommand, TyperOption
-
-if TYPE_CHECKING:
-    from typer import _click as click  # the click Typer vendors and builds its commands on
 
 
 def argument_name(argument: TyperArgument) -> str:
@@ -26,7 +22,8 @@ def argument_name(argument: TyperArgument) -> str:
 class PlainArgumentsCommand(TyperCommand):
     """A Typer command whose help names its arguments in capitals, without braces."""
 
-    def collect_usage_pieces(self, ctx: click.Context) -> list[str]:
+    # `ctx`, `formatter`: Typer's vendored Click's types (a private module), which Typer does not re-export.
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
         pieces = [self.options_metavar] if self.options_metavar else []
         for param in self.get_params(ctx):
             if isinstance(param, TyperArgument):
@@ -36,7 +33,7 @@ class PlainArgumentsCommand(TyperCommand):
                 pieces.extend(param.get_usage_pieces(ctx))
         return pieces
 
-    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+    def format_options(self, ctx: Any, formatter: Any) -> None:
         arguments: list[tuple[str, str]] = []
         options: list[tuple[str, str]] = []
         for param in self.get_params(ctx):
@@ -56,15 +53,3 @@ class PlainArgumentsCommand(TyperCommand):
             if rows:
                 with formatter.section(title):
                     formatter.write_dl(rows)
-
-
-def use_plain_arguments(app: typer.Typer) -> None:
-    """Give every command of `app` (and of its sub-apps) `PlainArgumentsCommand`, unless it has a class of
-    its own (Typer's default is `TyperCommand`)."""
-    for info in app.registered_commands:
-        if info.cls is None or info.cls is TyperCommand:
-            info.cls = PlainArgumentsCommand
-    for group in app.registered_groups:
-        instance: Any = group.typer_instance
-        if instance is not None:
-            use_plain_arguments(instance)

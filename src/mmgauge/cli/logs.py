@@ -13,11 +13,13 @@ import logging
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mmgauge.backends.base import Stage
 from mmgauge.cli.log_level import LogLevel
-from mmgauge.runner.progress import Outcome, ProgressSink
+
+if TYPE_CHECKING:  # annotations only: `configure` runs before every command, and these import pydantic
+    from mmgauge.backends.base import Stage
+    from mmgauge.runner.progress import Outcome, ProgressSink
 
 ROOT = "mmgauge"
 #: The run's status lines (loading data, starting a model): the progress display shows them on the console,

@@ -1,18 +1,15 @@
 """The `mmgauge` command. Every error a user can cause ends in one line on stderr and exit status 2; a reader
 that stops early (`| head`) ends it quietly with status 1.
 
-A plain `mmgauge score ...` (the parameters read as `params.parse_plain` reads them) calls its command
-directly; everything else, help and usage errors included, goes through the Typer tree (`tree.py`).
+Every command line, help and usage errors included, is read by one parser: the Typer tree (`tree.py`), which
+imports only the module of the command it runs.
 """
 
 from __future__ import annotations
 
 import gc
-import importlib
 import os
 import sys
-from collections.abc import Callable
-from typing import Any
 
 from mmgauge.cli.signals import TERMINATED_STATUS, TerminateAsInterrupt
 from mmgauge.core.errors import UserError
@@ -24,14 +21,6 @@ INTERRUPTED_STATUS = 130
 CLOSED_OUTPUT_STATUS = 1
 INTERRUPTED = "interrupted: every finished sample is kept in the run folder; run the same command to resume"
 TERMINATED = "terminated (SIGTERM): " + INTERRUPTED.removeprefix("interrupted: ")
-
-#: Commands a plain invocation may call without Typer: (module, function) by command path.
-PLAIN_COMMANDS: dict[tuple[str, str], tuple[str, str]] = {
-    ("score", "mme"): ("mmgauge.cli.mme", "score_command"),
-    ("score", "mmbench"): ("mmgauge.cli.mmbench", "score_mmbench"),
-    ("score", "m3gia"): ("mmgauge.cli.m3gia", "gia_command"),
-    ("score", "level"): ("mmgauge.cli.level", "level_command"),
-}
 
 
 #: What a collection of the oldest generation never runs past (`gc.set_threshold`'s third value is a C int).
@@ -68,13 +57,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         args, limits = _input_limits(args)
         with terminate, input_limits(**limits):
-            plain = plain_call(args)
-            if plain is not None:
-                command, values = plain
-                command(**values)
-                code = 0
-            else:
-                code = _run_tree(args)
+            code = _run_tree(args)
             sys.stdout.flush()  # here, not at exit, so that a reader gone away is met below
     except KeyboardInterrupt:
         code = INTERRUPTED_STATUS
@@ -149,26 +132,13 @@ def _stdout_reader_gone() -> bool:
         return False
 
 
-def plain_call(args: list[str]) -> tuple[Callable[..., Any], dict[str, Any]] | None:
-    """The command `args` name and the values to call it with, when it can run without Typer (else None)."""
-    from mmgauge.cli.params import parse_plain
-
-    found = PLAIN_COMMANDS.get((args[0], args[1])) if len(args) >= 2 else None
-    if found is None:
-        return None
-    module, name = found
-    command = getattr(importlib.import_module(module), name)
-    values = parse_plain(command, args[2:])
-    return None if values is None else (command, values)
-
-
 def _run_tree(args: list[str]) -> int:
     """Run `args` through the Typer tree; its own exits and usage errors become exit codes here."""
     import typer
 
     from mmgauge.cli.tree import build_app
 
-    command = typer.main.get_command(build_app(args))
+    command = typer.main.get_command(build_app())
     try:
         # The exact invocation reaches commands as ctx.obj, so a run's manifest records what was typed.
         code = command.main(args=args, prog_name="mmgauge", standalone_mode=False, obj={"argv": args})

@@ -11,19 +11,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 from mmgauge.cli.json_output import print_json
-from mmgauge.cli.params import Arg, Opt, for_typer
+from mmgauge.cli.params import Arg, Opt
 from mmgauge.core.errors import UserError
 
 if TYPE_CHECKING:
-    import typer
 
     from mmgauge.extraction.judge import Judge
     from mmgauge.scoring.mmbench import MMBenchResult
-
-
-def register(score_app: typer.Typer, export_app: typer.Typer) -> None:
-    score_app.command("mmbench")(for_typer(score_mmbench))
-    export_app.command("mmbench")(for_typer(export_mmbench))
 
 
 def score_mmbench(

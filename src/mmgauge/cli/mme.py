@@ -7,19 +7,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 from mmgauge.cli.json_output import print_json
-from mmgauge.cli.params import Arg, Opt, for_typer
+from mmgauge.cli.params import Arg, Opt
 from mmgauge.core.errors import UserError
 
 if TYPE_CHECKING:
-    import typer
     from rich.table import Table
 
     from mmgauge.scoring.mme import MMEResult, Total
-
-
-def register(score_app: typer.Typer, export_app: typer.Typer) -> None:
-    score_app.command("mme")(for_typer(score_command))
-    export_app.command("mme")(for_typer(export_command))
 
 
 def score_command(

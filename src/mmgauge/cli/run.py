@@ -30,200 +30,198 @@ MODEL_HELP = (
 )
 
 
-def register(app: typer.Typer) -> None:
-    @app.command("run")
-    def run(
-        ctx: typer.Context,
-        config: Path | None = typer.Option(
-            None, "--config", "-c",
-            help="Run configuration: a YAML/JSON file of the settings below (`mmgauge schema run-config`), "
-            "or a finished run's manifest or folder to ask its requests again. Flags given override it.",
-        ),
-        model: str = typer.Option("embedded", "--model", "-m", help=MODEL_HELP),
-        bench: str | None = typer.Option(
-            None,
-            "--bench",
-            "-b",
-            help="Benchmark name(s), comma separated. Default: every benchmark, on its built-in sample data.",
-        ),
-        data: list[str] = typer.Option(
-            [],
-            "--data",
-            help="Benchmark data: a path, a VLMEvalKit name (MMBench_DEV_EN, CCBench, MME...) in $LMUData, "
-            "or hf:ORG/NAME[@REV][/CONFIG[/SPLIT]] in the local Hugging Face cache (nothing is downloaded); "
-            "NAME=DATA when running several benchmarks. Default: the built-in sample.",
-        ),
-        out: Path = typer.Option(
-            Path("runs/latest"), "--out", "-o", help="Run folder; an existing one is resumed."
-        ),
-        limit: int | None = typer.Option(
-            None, "--limit", min=1, help="Only the first N samples per benchmark."
-        ),
-        judge: str | None = typer.Option(
-            None,
-            "--judge",
-            help="Judge model spec for unresolved answers, or 'none' (default: the run folder's judge).",
-        ),
-        temperature: float = typer.Option(0.0, "--temperature", min=0.0),
-        max_tokens: int = typer.Option(512, "--max-tokens", min=1),
-        seed: int = typer.Option(0, "--seed"),
-        system_prompt: str | None = typer.Option(None, "--system-prompt"),
-        concurrency: int | None = typer.Option(
-            None,
-            "--concurrency",
-            min=1,
-            help="Requests in flight per endpoint (openai: the ceiling of each endpoint's adaptive limit; "
-            "default 16).",
-        ),
-        batch_size: int | None = typer.Option(
-            None, "--batch-size", min=1, help="Batch size (hf, embedded, vllm)."
-        ),
-        timeout: float | None = typer.Option(None, "--timeout", min=0.001, help="Seconds per HTTP request."),
-        max_retries: int | None = typer.Option(None, "--max-retries", min=0),
-        api_key_env: str | None = typer.Option(
-            None,
-            "--api-key-env",
-            help="Name of the environment variable holding the API key (the key itself is never stored).",
-        ),
-        judge_api_key_env: str | None = typer.Option(
-            None,
-            "--judge-api-key-env",
-            help="Environment variable holding the judge's API key (default: --api-key-env when the judge "
-            "is on the model's host).",
-        ),
-        parser: str | None = typer.Option(
-            None, "--parser", help="Answer parser where a benchmark offers several (MME: official | words)."
-        ),
-        prompt: str | None = typer.Option(
-            None,
-            "--prompt",
-            help="Prompt wording: paper (default) | vlmevalkit | lmms-eval | a template file "
-            "(per benchmark with --set BENCH.prompt=...; see `mmgauge list`).",
-        ),
-        rounds: int = typer.Option(1, "--rounds", min=1, help="Ask every question N times (M3GIA)."),
-        language: str | None = typer.Option(None, "--language", help="Languages, comma separated (M3GIA)."),
-        prompt_language: str | None = typer.Option(
-            None, "--prompt-language", help="Prompt template language."
-        ),
-        shuffle_options: bool = typer.Option(False, "--shuffle-options", help="Shuffle options per round."),
-        random_fallback: bool = typer.Option(
-            False,
-            "--random-fallback",
-            help="Give unresolved answers a seeded random letter (off: they count wrong).",
-        ),
-        literal_options: bool = typer.Option(
-            False, "--literal-options",
-            help="MMBench with --prompt vlmevalkit: keep options reading None, NA, null, ... as text "
-            "(VLMEvalKit, reading the TSV with pandas, leaves them out; so does this command by default).",
-        ),
-        cache_path: Path | None = typer.Option(None, "--cache-path", help="Response cache file."),
-        cache_namespace: str | None = typer.Option(
-            None, "--cache-namespace",
-            help="Part of every cache key: change it when the model changed in a way the endpoint does not "
-            "report (same name and path, new weights).",
-        ),
-        keep_reasoning: bool = typer.Option(
-            False, "--keep-reasoning",
-            help="Read answers with the model's <think>...</think> reasoning left in (default: removed "
-            "first; the raw answer is always kept in the record).",
-        ),
-        accept_empty: bool = typer.Option(
-            False, "--accept-empty", help="Score empty answers (default: an empty answer is a failed request)"
-        ),
-        no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the response cache."),
-        force_cache: bool = typer.Option(
-            False, "--force-cache", help="Cache even sampled (temperature > 0) responses."
-        ),
-        executor: str = typer.Option(
-            "local",
-            "--executor",
-            help="Where requests run: local (this process) | ray (Ray actors, each with its own backend; "
-            "pip install 'mmgauge[ray]').",
-        ),
-        ray_address: str | None = typer.Option(
-            None, "--ray-address", help="Ray cluster to join (e.g. HOST:6379); default: start a local one."
-        ),
-        ray_workers: int | None = typer.Option(
-            None, "--ray-workers", min=1, help="Ray workers, e.g. one per GPU or per endpoint (default 2)."
-        ),
-        ray_gpus_per_worker: float | None = typer.Option(
-            None, "--ray-gpus-per-worker", min=0.0,
-            help="GPUs each Ray worker reserves (default: what the model needs, vllm: tensor x pipeline "
-            "parallel size; else 0).",
-        ),
-        ray_inline_images: bool = typer.Option(
-            False,
-            "--ray-inline-images",
-            help="Send image files to Ray workers as base64 (default: as paths, which every node must read).",
-        ),
-        progress_every: float = typer.Option(
-            10.0, "--progress-every", min=0.05,
-            help="Without a terminal (a batch job's log), print a progress line every this many seconds.",
-        ),
-        log: LogOption = None,
-        wandb_project: WandbProjectOption = "mmgauge",
-        wandb_entity: WandbEntityOption = None,
-        settings: list[str] = typer.Option(
-            [], "--set", help="A benchmark option, BENCHMARK.OPTION=VALUE (repeatable; see `mmgauge list`)."
-        ),
-        log_file: Path | None = typer.Option(
-            None, "--log-file",
-            help="Append the run's DEBUG log here (default: mmgauge.log in the run folder; 'none': no file).",
-        ),
-        verbose: int = typer.Option(0, "--verbose", "-v", count=True, show_default=False,
-                                    help="As `mmgauge -v`."),
-        quiet: int = typer.Option(0, "--quiet", "-q", count=True, show_default=False,
-                                  help="As `mmgauge -q`."),
-        log_level: LogLevel | None = typer.Option(
-            None, "--log-level", case_sensitive=False, help="As `mmgauge --log-level`."
-        ),
-    ) -> None:
-        """Evaluate a model. Re-running the same command into the same --out resumes and retries failures."""
-        import asyncio
-        import logging
+def run(
+    ctx: typer.Context,
+    config: Path | None = typer.Option(
+        None, "--config", "-c",
+        help="Run configuration: a YAML/JSON file of the settings below (`mmgauge schema run-config`), "
+        "or a finished run's manifest or folder to ask its requests again. Flags given override it.",
+    ),
+    model: str = typer.Option("embedded", "--model", "-m", help=MODEL_HELP),
+    bench: str | None = typer.Option(
+        None,
+        "--bench",
+        "-b",
+        help="Benchmark name(s), comma separated. Default: every benchmark, on its built-in sample data.",
+    ),
+    data: list[str] = typer.Option(
+        [],
+        "--data",
+        help="Benchmark data: a path, a VLMEvalKit name (MMBench_DEV_EN, CCBench, MME...) in $LMUData, "
+        "or hf:ORG/NAME[@REV][/CONFIG[/SPLIT]] in the local Hugging Face cache (nothing is downloaded); "
+        "NAME=DATA when running several benchmarks. Default: the built-in sample.",
+    ),
+    out: Path = typer.Option(
+        Path("runs/latest"), "--out", "-o", help="Run folder; an existing one is resumed."
+    ),
+    limit: int | None = typer.Option(
+        None, "--limit", min=1, help="Only the first N samples per benchmark."
+    ),
+    judge: str | None = typer.Option(
+        None,
+        "--judge",
+        help="Judge model spec for unresolved answers, or 'none' (default: the run folder's judge).",
+    ),
+    temperature: float = typer.Option(0.0, "--temperature", min=0.0),
+    max_tokens: int = typer.Option(512, "--max-tokens", min=1),
+    seed: int = typer.Option(0, "--seed"),
+    system_prompt: str | None = typer.Option(None, "--system-prompt"),
+    concurrency: int | None = typer.Option(
+        None,
+        "--concurrency",
+        min=1,
+        help="Requests in flight per endpoint (openai: the ceiling of each endpoint's adaptive limit; "
+        "default 16).",
+    ),
+    batch_size: int | None = typer.Option(
+        None, "--batch-size", min=1, help="Batch size (hf, embedded, vllm)."
+    ),
+    timeout: float | None = typer.Option(None, "--timeout", min=0.001, help="Seconds per HTTP request."),
+    max_retries: int | None = typer.Option(None, "--max-retries", min=0),
+    api_key_env: str | None = typer.Option(
+        None,
+        "--api-key-env",
+        help="Name of the environment variable holding the API key (the key itself is never stored).",
+    ),
+    judge_api_key_env: str | None = typer.Option(
+        None,
+        "--judge-api-key-env",
+        help="Environment variable holding the judge's API key (default: --api-key-env when the judge "
+        "is on the model's host).",
+    ),
+    parser: str | None = typer.Option(
+        None, "--parser", help="Answer parser where a benchmark offers several (MME: official | words)."
+    ),
+    prompt: str | None = typer.Option(
+        None,
+        "--prompt",
+        help="Prompt wording: paper (default) | vlmevalkit | lmms-eval | a template file "
+        "(per benchmark with --set BENCH.prompt=...; see `mmgauge list`).",
+    ),
+    rounds: int = typer.Option(1, "--rounds", min=1, help="Ask every question N times (M3GIA)."),
+    language: str | None = typer.Option(None, "--language", help="Languages, comma separated (M3GIA)."),
+    prompt_language: str | None = typer.Option(
+        None, "--prompt-language", help="Prompt template language."
+    ),
+    shuffle_options: bool = typer.Option(False, "--shuffle-options", help="Shuffle options per round."),
+    random_fallback: bool = typer.Option(
+        False,
+        "--random-fallback",
+        help="Give unresolved answers a seeded random letter (off: they count wrong).",
+    ),
+    literal_options: bool = typer.Option(
+        False, "--literal-options",
+        help="MMBench with --prompt vlmevalkit: keep options reading None, NA, null, ... as text "
+        "(VLMEvalKit, reading the TSV with pandas, leaves them out; so does this command by default).",
+    ),
+    cache_path: Path | None = typer.Option(None, "--cache-path", help="Response cache file."),
+    cache_namespace: str | None = typer.Option(
+        None, "--cache-namespace",
+        help="Part of every cache key: change it when the model changed in a way the endpoint does not "
+        "report (same name and path, new weights).",
+    ),
+    keep_reasoning: bool = typer.Option(
+        False, "--keep-reasoning",
+        help="Read answers with the model's <think>...</think> reasoning left in (default: removed "
+        "first; the raw answer is always kept in the record).",
+    ),
+    accept_empty: bool = typer.Option(
+        False, "--accept-empty", help="Score empty answers (default: an empty answer is a failed request)"
+    ),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the response cache."),
+    force_cache: bool = typer.Option(
+        False, "--force-cache", help="Cache even sampled (temperature > 0) responses."
+    ),
+    executor: str = typer.Option(
+        "local",
+        "--executor",
+        help="Where requests run: local (this process) | ray (Ray actors, each with its own backend; "
+        "pip install 'mmgauge[ray]').",
+    ),
+    ray_address: str | None = typer.Option(
+        None, "--ray-address", help="Ray cluster to join (e.g. HOST:6379); default: start a local one."
+    ),
+    ray_workers: int | None = typer.Option(
+        None, "--ray-workers", min=1, help="Ray workers, e.g. one per GPU or per endpoint (default 2)."
+    ),
+    ray_gpus_per_worker: float | None = typer.Option(
+        None, "--ray-gpus-per-worker", min=0.0,
+        help="GPUs each Ray worker reserves (default: what the model needs, vllm: tensor x pipeline "
+        "parallel size; else 0).",
+    ),
+    ray_inline_images: bool = typer.Option(
+        False,
+        "--ray-inline-images",
+        help="Send image files to Ray workers as base64 (default: as paths, which every node must read).",
+    ),
+    progress_every: float = typer.Option(
+        10.0, "--progress-every", min=0.05,
+        help="Without a terminal (a batch job's log), print a progress line every this many seconds.",
+    ),
+    log: LogOption = None,
+    wandb_project: WandbProjectOption = "mmgauge",
+    wandb_entity: WandbEntityOption = None,
+    settings: list[str] = typer.Option(
+        [], "--set", help="A benchmark option, BENCHMARK.OPTION=VALUE (repeatable; see `mmgauge list`)."
+    ),
+    log_file: Path | None = typer.Option(
+        None, "--log-file",
+        help="Append the run's DEBUG log here (default: mmgauge.log in the run folder; 'none': no file).",
+    ),
+    verbose: int = typer.Option(0, "--verbose", "-v", count=True, show_default=False,
+                                help="As `mmgauge -v`."),
+    quiet: int = typer.Option(0, "--quiet", "-q", count=True, show_default=False,
+                              help="As `mmgauge -q`."),
+    log_level: LogLevel | None = typer.Option(
+        None, "--log-level", case_sensitive=False, help="As `mmgauge --log-level`."
+    ),
+) -> None:
+    """Evaluate a model. Re-running the same command into the same --out resumes and retries failures."""
+    import asyncio
+    import logging
 
-        from rich.console import Console
+    from rich.console import Console
 
-        from mmgauge.api.evaluate import evaluate_async
-        from mmgauge.api.run_config import merge_run_config, read_run_config, request_from_fields
-        from mmgauge.cli.logs import LoggedProgress, attach_run_log, configure
-        from mmgauge.cli.progress import progress_for
-        from mmgauge.cli.run_flags import given_flags
-        from mmgauge.runner.progress import NullProgress
-        from mmgauge.store.run_folder import RunFolder
+    from mmgauge.api.evaluate import evaluate_async
+    from mmgauge.api.run_config import merge_run_config, read_run_config, request_from_fields
+    from mmgauge.cli.logs import LoggedProgress, attach_run_log, configure
+    from mmgauge.cli.progress import progress_for
+    from mmgauge.cli.run_flags import given_flags
+    from mmgauge.runner.progress import NullProgress
+    from mmgauge.store.run_folder import RunFolder
 
-        obj = ctx.obj or {}
-        shown, hushed, level = obj.get("logging", (0, 0, None))
-        verbose, quiet, log_level = shown + verbose, hushed + quiet, log_level or level
-        configure(verbose, quiet, log_level)
-        console = Console(quiet=quiet > 0)  # -q: no progress, status or tables; errors still reach stderr
-        require_log_targets(log)  # a missing package fails before any model work
-        file = read_run_config(config) if config is not None else {}
-        request = request_from_fields(merge_run_config(file, given_flags(ctx, file)),
-                                      command=["mmgauge", *(obj.get("argv") or sys.argv[1:])])
-        out = request.out
-        # The run folder's log waits for the run to make the folder; a file named outright gets one now.
-        if log_file is None:
-            detach = attach_run_log(RunFolder(out).log_file())
-        else:
-            detach = attach_run_log(log_file, make_folder=True)
-        try:
-            shown_progress = progress_for(console, progress_every) if quiet == 0 else NullProgress()
-            results = asyncio.run(evaluate_async(request, progress=LoggedProgress(shown_progress)))
-        except BaseException as error:
-            # The error itself reaches stderr as one line (`main`); the log keeps its cause, for later.
-            traceback = not isinstance(error, UserError)
-            logging.getLogger(__name__).debug("run stopped: %r", error, exc_info=traceback)
-            raise
-        finally:
-            detach()
-        print_summary(console, results, str(out))
-        print_judge_audit(console, out)
-        console.print(f"results: {out}")
-        log_results(log, [out], project=wandb_project, entity=wandb_entity)
-        if results.failed:
-            print_failures(Console(stderr=quiet > 0), results)
-            raise typer.Exit(1)
+    obj = ctx.obj or {}
+    shown, hushed, level = obj.get("logging", (0, 0, None))
+    verbose, quiet, log_level = shown + verbose, hushed + quiet, log_level or level
+    configure(verbose, quiet, log_level)
+    console = Console(quiet=quiet > 0)  # -q: no progress, status or tables; errors still reach stderr
+    require_log_targets(log)  # a missing package fails before any model work
+    file = read_run_config(config) if config is not None else {}
+    request = request_from_fields(merge_run_config(file, given_flags(ctx, file)),
+                                  command=["mmgauge", *(obj.get("argv") or sys.argv[1:])])
+    out = request.out
+    # The run folder's log waits for the run to make the folder; a file named outright gets one now.
+    if log_file is None:
+        detach = attach_run_log(RunFolder(out).log_file())
+    else:
+        detach = attach_run_log(log_file, make_folder=True)
+    try:
+        shown_progress = progress_for(console, progress_every) if quiet == 0 else NullProgress()
+        results = asyncio.run(evaluate_async(request, progress=LoggedProgress(shown_progress)))
+    except BaseException as error:
+        # The error itself reaches stderr as one line (`main`); the log keeps its cause, for later.
+        traceback = not isinstance(error, UserError)
+        logging.getLogger(__name__).debug("run stopped: %r", error, exc_info=traceback)
+        raise
+    finally:
+        detach()
+    print_summary(console, results, str(out))
+    print_judge_audit(console, out)
+    console.print(f"results: {out}")
+    log_results(log, [out], project=wandb_project, entity=wandb_entity)
+    if results.failed:
+        print_failures(Console(stderr=quiet > 0), results)
+        raise typer.Exit(1)
 
 
 def print_summary(console: Console, results: RunResults, out: str) -> None:

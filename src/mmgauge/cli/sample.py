@@ -33,21 +33,19 @@ def place(written: Path, out: Path) -> Path:
     return target
 
 
-def register(app: typer.Typer) -> None:
-    @app.command("sample")
-    def sample(
-        bench: str = typer.Argument(..., help="Benchmark name (see `mmgauge list`)."),
-        out: Path = typer.Option(..., "--out", help=OUT_HELP),
-    ) -> None:
-        """Write the built-in, deterministically generated sample data of a benchmark."""
-        from mmgauge.benchmarks.registry import get_benchmark
+def sample(
+    bench: str = typer.Argument(..., help="Benchmark name (see `mmgauge list`)."),
+    out: Path = typer.Option(..., "--out", help=OUT_HELP),
+) -> None:
+    """Write the built-in, deterministically generated sample data of a benchmark."""
+    from mmgauge.benchmarks.registry import get_benchmark
 
-        benchmark = get_benchmark(bench)
-        parent = out.absolute().parent
-        parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(prefix=".mmgauge-sample-", dir=parent) as staging:
-            path = place(benchmark.sample_data(Path(staging)), out)
-        typer.echo(str(path))
-        if path != out:
-            typer.echo(f"note: {out} is a folder, so the sample file is inside it: run with --data {path}",
-                       err=True)
+    benchmark = get_benchmark(bench)
+    parent = out.absolute().parent
+    parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".mmgauge-sample-", dir=parent) as staging:
+        path = place(benchmark.sample_data(Path(staging)), out)
+    typer.echo(str(path))
+    if path != out:
+        typer.echo(f"note: {out} is a folder, so the sample file is inside it: run with --data {path}",
+                   err=True)

@@ -11,12 +11,10 @@ class SchemaName(str, Enum):
     run_config = "run-config"
 
 
-def register(app: typer.Typer) -> None:
-    @app.command("schema")
-    def schema(
-        name: SchemaName = typer.Argument(..., help="run-config: the file of `mmgauge run --config FILE`."),
-    ) -> None:
-        """Print the JSON Schema of a file mmgauge reads (for editors and validators)."""
-        from mmgauge.api.run_config import schema_text
+def schema(
+    name: SchemaName = typer.Argument(..., help="run-config: the file of `mmgauge run --config FILE`."),
+) -> None:
+    """Print the JSON Schema of a file mmgauge reads (for editors and validators)."""
+    from mmgauge.api.run_config import schema_text
 
-        typer.echo(schema_text(), nl=False)
+    typer.echo(schema_text(), nl=False)

@@ -1,30 +1,27 @@
-"""The `mmgauge` command tree in Typer: every command, its help page and its parsing (`main` is the entry)."""
+"""The `mmgauge` command tree in Typer, built from the command table (`commands.py`) as it is walked: a group
+lists its commands from the table, and only a command that is reached (run, its help, a TAB) has its module
+imported and its parameters read. `main` is the entry.
+"""
 
 from __future__ import annotations
 
-import copy
 import functools
 import importlib
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import typer
-from typer.models import CommandInfo
+from typer.core import TyperGroup
 
-from mmgauge.cli.help_format import use_plain_arguments
+from mmgauge.cli import commands
+from mmgauge.cli.help_format import PlainArgumentsCommand
 from mmgauge.cli.log_level import LogLevel
-from mmgauge.cli.params import for_typer
+from mmgauge.cli.params import declares, for_typer
 from mmgauge.core.version import __version__
 
 ROOT_HELP = ("Evaluate multimodal LLMs exactly as the benchmark papers define it: MME, MMBench, M3GIA, "
              "General-Level.")
-GROUP_HELP = {
-    "score": "Score existing answers without any model.",
-    "export": "Write runs' answers or scores in other formats.",
-    "cache": "Inspect or clear the response cache.",
-}
 
 
 def _version(value: bool) -> None:
@@ -63,178 +60,133 @@ def _root(
     obj["logging"] = (verbose, quiet, log_level)
 
 
-@dataclass
-class _Tree:
-    """The root command and its groups, before any command is registered."""
+class CommandGroup(TyperGroup):
+    """A group of the table's commands (under `score`, the benchmarks' hooks' too), each loaded when asked."""
 
-    app: typer.Typer
-    groups: dict[str, typer.Typer]
+    #: The group's path in the table ("" for the root).
+    path = ""
 
-    @classmethod
-    def new(cls) -> _Tree:
-        app = typer.Typer(rich_markup_mode=None, name="mmgauge", help=ROOT_HELP, no_args_is_help=True,
-                          add_completion=False, pretty_exceptions_enable=False)
-        app.callback()(_root)
-        groups = {name: typer.Typer(rich_markup_mode=None, help=text, no_args_is_help=True)
-                  for name, text in GROUP_HELP.items()}
-        for name, group in groups.items():
-            app.add_typer(group, name=name)
-        return cls(app, groups)
+    def list_commands(self, ctx: Any) -> list[str]:
+        names = [command.path.split()[-1] for command in commands.children(self.path)]
+        if self.path == "score":
+            names += [name for name in _benchmark_scores() if name not in names]
+        prefix = f"{self.path} " if self.path else ""
+        for old in commands.aliases():  # hidden: listed so that completion finds them, as Click's groups do
+            name = old.removeprefix(prefix).split()[0]
+            if old.startswith(prefix) and name not in names:
+                names.append(name)
+        return names
 
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name not in self.commands:
+            found = _load(f"{self.path} {cmd_name}".strip())
+            if found is None:
+                return None
+            self.commands[cmd_name] = found
+        return self.commands[cmd_name]
 
-def _module_register(module: str) -> Callable[[_Tree], None]:
-    """`register(app)` of a module defining top-level commands."""
-    return lambda tree: importlib.import_module(module).register(tree.app)
-
-
-def _bench_commands(module: str) -> Callable[[_Tree], None]:
-    """`register(score_app, export_app)` of a module defining a benchmark's score and export commands."""
-    return lambda tree: importlib.import_module(module).register(tree.groups["score"], tree.groups["export"])
-
-
-def _cache(tree: _Tree) -> None:
-    importlib.import_module("mmgauge.cli.cache").register(tree.groups["cache"])
-
-
-def _cfa(tree: _Tree) -> None:
-    tree.app.add_typer(importlib.import_module("mmgauge.cli.cfa").app, name="cfa")
-
-
-def _top_command(module: str) -> Callable[[_Tree], None]:
-    """The commands of a module's single-command Typer `app`, mounted at the top level."""
-
-    def mount(tree: _Tree) -> None:
-        for info in importlib.import_module(module).app.registered_commands:
-            tree.app.registered_commands.append(info)
-
-    return mount
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        # From the table, so that a listing imports no command's module (the score group asks the benchmarks).
+        rows = [(command.path.split()[-1], command.help) for command in commands.children(self.path)]
+        if self.path == "score":
+            listed = {name for name, _ in rows}
+            names = [name for name in _benchmark_scores() if name not in listed]
+            limit = formatter.width - 6 - max(len(name) for name in [*names, *listed])
+            rows = [(name, _short_help(self, ctx, name, limit)) for name in names] + rows
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
 
-def _m3gia(tree: _Tree) -> None:
-    command = for_typer(importlib.import_module("mmgauge.cli.m3gia").gia_command)
-    tree.groups["score"].command("m3gia")(command)
-    old = typer.Typer(rich_markup_mode=None, hidden=True, no_args_is_help=True)
-    old.command("gia")(renamed(command, "m3gia gia", "score m3gia"))
-    tree.app.add_typer(old, name="m3gia", hidden=True)
+def _short_help(group: CommandGroup, ctx: Any, name: str, limit: int) -> str:
+    command = group.get_command(ctx, name)
+    return "" if command is None else str(command.get_short_help_str(limit))
 
 
-def _level(tree: _Tree) -> None:
-    command = for_typer(importlib.import_module("mmgauge.cli.level").level_command)
-    tree.groups["score"].command("level")(command)
-    tree.app.command("level", hidden=True)(renamed(command, "level", "score level"))
+def _benchmark_scores() -> list[str]:
+    """The benchmarks whose class names a `score_command`, in the registry's order."""
+    from mmgauge.benchmarks.registry import benchmark_names, known_class
+
+    found = []
+    for name in benchmark_names():
+        cls = known_class(name)
+        if cls is not None and cls.score_command is not None:
+            found.append(name)
+    return found
 
 
-#: Who registers each command, by its path (`score mme`, `run`), in the order of the full tree. A command
-#: typed on the command line mounts only its own part (one module imported); anything else (`--help`, a
-#: group's help, a mistyped name) mounts the whole tree.
-PARTS: dict[str, Callable[[_Tree], None]] = {
-    "run": _module_register("mmgauge.cli.run"),
-    "list": _module_register("mmgauge.cli.listing"),
-    "sample": _module_register("mmgauge.cli.sample"),
-    "cache": _cache,
-    "score mme": _bench_commands("mmgauge.cli.mme"),
-    "score mmbench": _bench_commands("mmgauge.cli.mmbench"),
-    "export table": _bench_commands("mmgauge.cli.export_table"),
-    "cfa": _cfa,
-    "report": _top_command("mmgauge.cli.report"),
-    "compare": _top_command("mmgauge.cli.compare"),
-    "audit-judge": _top_command("mmgauge.cli.audit"),
-    "score m3gia": _m3gia,
-    "score level": _level,
-    "schema": _module_register("mmgauge.cli.schema"),
-    "completion": _module_register("mmgauge.cli.completion"),
-}
-#: Paths served by the same part as another one.
-PART_ALIASES: dict[str, str] = {"export mme": "score mme", "export mmbench": "score mmbench",
-                                "m3gia": "score m3gia", "level": "score level"}
+def _load(path: str) -> Any:
+    """The Click command (Typer's) at `path`, or None where there is none."""
+    table = commands.by_path()
+    new = commands.aliases().get(path)
+    if new is not None:
+        function = _function(table[new]) if new in table else _hook(new)
+        if function is None:
+            return None
+        return _mount(path, renamed(function, path, new), hidden=True)
+    entry = table.get(path)
+    if entry is not None:
+        return _group(entry.path, entry.help) if entry.target is None else _mount(path, _function(entry))
+    if any(old.startswith(f"{path} ") for old in commands.aliases()):
+        return _group(path, "", hidden=True)  # a group that only holds old spellings (`m3gia gia`)
+    function = _hook(path)
+    return None if function is None else _mount(path, function)
 
 
-def build_app(args: list[str] | None = None) -> typer.Typer:
-    """The command tree for `args`: only the part that serves the command they name, or the whole tree.
-
-    The whole tree for `args` (a help page or an unknown command: nothing runs) is a listing: its commands
-    keep their names and help but not their parameters, which Typer would otherwise resolve for every
-    command (half the time of `mmgauge --help`). Without `args` it is the real tree.
-    """
-    tree = _Tree.new()
-    part = _part_for(args) if args is not None else None
-    for register in [part] if part is not None else PARTS.values():
-        register(tree)
-    if args is not None and part is None:
-        _list_only(tree.app)
-    use_plain_arguments(tree.app)
-    return tree.app
+def _function(entry: commands.Command) -> Callable[..., Any]:
+    module, _, name = (entry.target or "").partition(":")
+    function: Callable[..., Any] = getattr(importlib.import_module(module), name)
+    return function
 
 
-def _list_only(app: typer.Typer) -> None:
-    """Each command of `app` and of its groups as a stand-in without parameters (same name and help).
-
-    Commands and groups are replaced by changed copies: modules' own Typer apps (`cfa`, `report`, ...) are
-    mounted as they are and must stay real for the next tree built in this process.
-    """
-    app.registered_commands = [_listed(info) for info in app.registered_commands]
-    groups = []
-    for group in app.registered_groups:
-        if group.typer_instance is not None:
-            instance = copy.copy(group.typer_instance)
-            _list_only(instance)
-            group = copy.copy(group)
-            group.typer_instance = instance
-        groups.append(group)
-    app.registered_groups = groups
-
-
-def _listed(info: CommandInfo) -> CommandInfo:
-    listed = copy.copy(info)
-    if info.callback is not None:
-        listed.callback = _stand_in(info.callback)
-    return listed
-
-
-def _stand_in(command: Callable[..., Any]) -> Callable[[], None]:
-    """A parameterless function named and documented like `command`, for a help listing."""
-
-    def listed() -> None:
-        # A listing only shows help; a command that runs is always mounted for real (`_part_for`).
-        raise RuntimeError(f"{command.__name__} was mounted for a help listing only")
-
-    listed.__name__ = listed.__qualname__ = command.__name__
-    listed.__doc__ = command.__doc__
-    listed.__module__ = command.__module__
-    return listed
-
-
-def _part_for(args: list[str]) -> Callable[[_Tree], None] | None:
-    words = [number for number, arg in enumerate(args) if not arg.startswith("-")]  # root options are flags
-    if not words or "--help" in args[: words[0]]:
-        return None  # no command, or `mmgauge --help ...`: the root's help
-    path = [args[number] for number in words[:2]]
-    for name in (" ".join(path), path[0]):
-        name = PART_ALIASES.get(name, name)
-        if name in PARTS:
-            return PARTS[name]
-    if len(path) == 2 and path[0] == "score":
-        return _benchmark_score(path[1])
-    return None
-
-
-def _benchmark_score(name: str) -> Callable[[_Tree], None] | None:
-    """`score NAME` of a benchmark whose class names a `score_command` (mounted only when typed: listing
-    them in `--help` would import every benchmark's class)."""
+def _hook(path: str) -> Callable[..., Any] | None:
+    """`score NAME` of a benchmark whose class names a `score_command`."""
+    group, _, name = path.partition(" ")
+    if group != "score" or not name or " " in name:
+        return None
     from mmgauge.benchmarks.registry import known_class
 
     cls = known_class(name)
     if cls is None or cls.score_command is None:
         return None
-    command = cls.hook("score_command")
-    return lambda tree: tree.groups["score"].command(name)(command)
+    function: Callable[..., Any] = cls.hook("score_command")
+    return function
+
+
+def _mount(path: str, function: Callable[..., Any], hidden: bool = False) -> Any:
+    app = typer.Typer(rich_markup_mode=None, add_completion=False, pretty_exceptions_enable=False)
+    typed = for_typer(function) if declares(function) else function
+    app.command(path.split()[-1], cls=PlainArgumentsCommand, hidden=hidden)(typed)
+    return typer.main.get_command(app)
+
+
+def _group(path: str, help_text: str, hidden: bool = False) -> Any:
+    app = typer.Typer(cls=CommandGroup, rich_markup_mode=None, name=path.split()[-1], help=help_text,
+                      no_args_is_help=True, hidden=hidden, add_completion=False,
+                      pretty_exceptions_enable=False)
+    app.callback()(_group_callback)
+    group: CommandGroup = typer.main.get_command(app)  # type: ignore[assignment]
+    group.path = path
+    return group
+
+
+def _group_callback() -> None:
+    pass
+
+
+def build_app() -> typer.Typer:
+    """The whole command tree; its commands are loaded as they are reached."""
+    app = typer.Typer(cls=CommandGroup, rich_markup_mode=None, name="mmgauge", help=ROOT_HELP,
+                      no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+    app.callback()(_root)
+    return app
 
 
 _mounted: typer.Typer | None = None
 
 
 def mounted_app() -> typer.Typer:
-    """The whole command tree (built once, on first use, so importing this module stays cheap)."""
+    """The command tree (built once, on first use, so importing this module stays cheap)."""
     global _mounted
     if _mounted is None:
         _mounted = build_app()
