@@ -12,7 +12,7 @@ import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar, Final, Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -21,7 +21,9 @@ from mmgauge.benchmarks.presets import PresetTable
 from mmgauge.core.baselines import Numbers
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import AnswerChoice, Extraction, Message, Sample, SampleRecord
-from mmgauge.extraction.judge import Judge
+
+if TYPE_CHECKING:  # the judge (sqlite, asyncio, ssl) is loaded by whoever resolves answers with one
+    from mmgauge.extraction.judge import Judge
 
 
 class BenchmarkOptions(BaseModel):

@@ -9,16 +9,18 @@ stays unresolved only when the user asked for it (`random_fallback`).
 
 from __future__ import annotations
 
-import asyncio
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from mmgauge.core.types import Extraction
 from mmgauge.extraction.choice import judge_choice, random_choice
-from mmgauge.extraction.judge import Judge
 from mmgauge.extraction.methods import FAILURE, JUDGE_FAILED, UNRESOLVED
 from mmgauge.extraction.reasoning import marked_like
+
+if TYPE_CHECKING:  # loaded only where a judge is given: a plain `score mmbench` starts without it
+    from mmgauge.extraction.judge import Judge
 
 #: Question groups judged at the same time (calls within one group stay in order).
 JUDGE_CONCURRENCY = 8
@@ -100,6 +102,8 @@ async def resolve_copies(
         pending = [sorted(items, key=lambda item: item.copy) for items in groups.values()
                    if all(item.answer is not None for item in items)
                    and any(item.extraction.method == UNRESOLVED for item in items)]
+        import asyncio
+
         gate = asyncio.Semaphore(JUDGE_CONCURRENCY)
 
         async def run(items: list[Copy]) -> None:
