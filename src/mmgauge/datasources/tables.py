@@ -13,7 +13,7 @@ import hashlib
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from mmgauge.core.errors import UserError
 from mmgauge.datasources.limits import check_bytes, check_rows
@@ -195,3 +195,11 @@ def fingerprint_files(files: Iterable[Path]) -> str:
             for block in iter(lambda: handle.read(1 << 20), b""):
                 digest.update(block)
     return digest.hexdigest()
+
+
+def image_bytes(cell: Any) -> bytes | None:
+    """The bytes of an image cell as Hugging Face datasets store it (a `{bytes, path}` struct, or the bytes
+    alone), or None where there are none."""
+    if isinstance(cell, dict):
+        cell = cell.get("bytes")
+    return bytes(cell) if isinstance(cell, bytes | bytearray) and cell else None

@@ -29,6 +29,7 @@ from typing import Any, Final
 
 from mmgauge.core.errors import UserError
 from mmgauge.datasources.m3gia_languages import CODES, LANGUAGES, language_name
+from mmgauge.datasources.tables import image_bytes
 from mmgauge.extraction.options import LETTERS
 
 REQUIRED_COLUMNS: Final[tuple[str, ...]] = ("index", "question", "hint", "A", "B", "image")
@@ -109,11 +110,6 @@ def _question_id(value: Any, file: str, row: int) -> str:
     return text
 
 
-def _image(value: Any) -> bytes | None:
-    if isinstance(value, dict):
-        value = value.get("bytes")
-    return bytes(value) if isinstance(value, bytes | bytearray) and value else None
-
 
 def read_parquet(path: Path, language: str) -> list[Question]:
     """Questions of one language's parquet file, joined with the ground truth; rows are 1-based."""
@@ -153,7 +149,7 @@ def read_parquet(path: Path, language: str) -> list[Question]:
                             field="answer")
         questions.append(Question(
             language=language, question_id=qid, question=_text(cells["question"]), hint=_text(cells["hint"]),
-            options=options, image=_image(cells["image"]), question_type=truth.question_type,
+            options=options, image=image_bytes(cells["image"]), question_type=truth.question_type,
             factors=factors.get(qid, ()), answer=answer, file=file, row=row,
             truth_source="sample" if own_truth else "answer_dict",
         ))

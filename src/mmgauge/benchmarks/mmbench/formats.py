@@ -27,7 +27,7 @@ import numpy.typing as npt
 
 from mmgauge.core.errors import UserError
 from mmgauge.core.jsonlines import read_json_objects
-from mmgauge.datasources.tables import read_arrow, table_files
+from mmgauge.datasources.tables import image_bytes, read_arrow, table_files
 
 ObjArray = npt.NDArray[np.object_]
 #: Columns where the lmms-lab files write a missing value as the text "nan".
@@ -61,7 +61,7 @@ def read_hf_table(path: Path, *, images: bool) -> tuple[dict[str, ObjArray], Obj
         values = table.column(name).to_pylist()
         if name == "image":
             if images:
-                image_data = _array([_image_bytes(value) for value in values])
+                image_data = _array([image_bytes(value) for value in values])
             continue
         texts = [cell_text(value) for value in values]
         if name in _NAN_TEXT_COLUMNS:
@@ -69,11 +69,6 @@ def read_hf_table(path: Path, *, images: bool) -> tuple[dict[str, ObjArray], Obj
         columns[name] = _array(texts)
     return columns, image_data
 
-
-def _image_bytes(value: Any) -> bytes | None:
-    if isinstance(value, dict):
-        value = value.get("bytes")
-    return bytes(value) if isinstance(value, bytes | bytearray) and value else None
 
 
 def read_jsonl(path: Path) -> dict[str, ObjArray]:

@@ -9,20 +9,15 @@ question's place among its image's two rows). Rows are named by their number in 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from mmgauge.benchmarks.mme.release import MMEQuestion, Row, group_pairs, parse_truth
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import ImagePool
-from mmgauge.datasources.tables import column_names, read_arrow, table_files
+from mmgauge.datasources.tables import column_names, image_bytes, read_arrow, table_files
 
 COLUMNS: Final = ("question_id", "image", "question", "answer", "category")
 
-
-def _image_bytes(cell: Any) -> bytes | None:
-    if isinstance(cell, dict):
-        cell = cell.get("bytes")
-    return bytes(cell) if isinstance(cell, bytes | bytearray) and cell else None
 
 
 def load_hf_table(path: Path) -> list[MMEQuestion]:
@@ -51,7 +46,7 @@ def load_hf_table(path: Path) -> list[MMEQuestion]:
     for subtask, key, members in group_pairs(rows, keys, file):
         order = orders[subtask] = orders.get(subtask, -1) + 1
         for index, row in enumerate(members):
-            data = _image_bytes(images[row.line - 1])
+            data = image_bytes(images[row.line - 1])
             if data is None:
                 raise UserError("the row has no image bytes", file=file, line=row.line, field="image")
             truth = parse_truth(row.cells.get("answer") or "", file, row.line)

@@ -25,6 +25,7 @@ from typing import Any, Final
 from mmgauge.benchmarks.presets import PANDAS_DEFAULT_NA
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import ImagePool, ImageRef
+from mmgauge.datasources.tables import image_bytes
 
 TSV_COLUMNS: Final = ("index", "question", "answer", "category", "l2-category", "image")
 PARQUET_COLUMNS: Final = ("index", "question", "image", "answer", "category", "l2_category")
@@ -149,9 +150,8 @@ def read_parquet(path: Path) -> list[Question]:
         line = i + 1
         text = str(row["question"] or "")
         stem, options = split_options(text, path, line)
-        image = row["image"]
-        data = image.get("bytes") if isinstance(image, dict) else image
-        if not isinstance(data, bytes) or not data:
+        data = image_bytes(row["image"])
+        if data is None:
             raise UserError("no image bytes", file=str(path), line=line, field="image")
         meta = row.get("meta_info")
         questions.append(Question(

@@ -24,6 +24,7 @@ from mmgauge.core.types import ImagePool, ImageRef
 from mmgauge.datasources.tables import (
     column_names,
     fingerprint_files,
+    image_bytes,
     is_table_source,
     read_arrow,
     table_files,
@@ -80,11 +81,6 @@ def load_questions(path: Path) -> list[PopeQuestion]:
     return questions
 
 
-def _image_bytes(cell: Any) -> bytes | None:
-    if isinstance(cell, dict):
-        cell = cell.get("bytes")
-    return bytes(cell) if isinstance(cell, bytes | bytearray) and cell else None
-
 
 def load_parquet(path: Path) -> list[PopeQuestion]:
     files = table_files(path)
@@ -113,7 +109,7 @@ def load_parquet(path: Path) -> list[PopeQuestion]:
             raise UserError(f"question {sample_id} again (first on row {seen[sample_id]})", file=file,
                             line=line, field="question_id")
         seen[sample_id] = line
-        data = _image_bytes(images[row])
+        data = image_bytes(images[row])
         if data is None:
             raise UserError("the row has no image bytes", file=file, line=line, field="image")
         ref = pool.embedded(data, line)
