@@ -3,18 +3,13 @@ benchmark's `score_command` hook; the command line mounts it under `score`)."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 
 def score_command(path: Path, json: bool = False) -> None:
-    """Score MMStar predictions (VLMEvalKit's file; for POPE also lmms-eval's samples) without a model."""
+    """Score MMStar predictions (VLMEvalKit's file) without a model."""
     from mmgauge.benchmarks.mmstar.bench import MMStarBenchmark
     from mmgauge.benchmarks.mmstar.predictions import score_predictions
+    from mmgauge.benchmarks.score_output import print_scores
 
-    result = score_predictions(path)
-    if json:
-        sys.stdout.write(result.model_dump_json(indent=2) + "\n")
-        return
-    for label, value in MMStarBenchmark().summary(result):
-        sys.stdout.write(f"{label}: {value}\n")
+    print_scores(MMStarBenchmark(), score_predictions(path), json=json)

@@ -3,18 +3,13 @@ benchmark's `score_command` hook; the command line mounts it under `score`)."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 
 def score_command(path: Path, json: bool = False) -> None:
-    """Score POPE predictions (VLMEvalKit's file; for POPE also lmms-eval's samples) without a model."""
+    """Score POPE predictions (VLMEvalKit's file, or lmms-eval's samples) without a model."""
     from mmgauge.benchmarks.pope.bench import PopeBenchmark
     from mmgauge.benchmarks.pope.predictions import score_predictions
+    from mmgauge.benchmarks.score_output import print_scores
 
-    result = score_predictions(path)
-    if json:
-        sys.stdout.write(result.model_dump_json(indent=2) + "\n")
-        return
-    for label, value in PopeBenchmark().summary(result):
-        sys.stdout.write(f"{label}: {value}\n")
+    print_scores(PopeBenchmark(), score_predictions(path), json=json)
