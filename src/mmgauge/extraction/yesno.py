@@ -14,7 +14,7 @@ resolve.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from mmgauge.core.types import Extraction
 from mmgauge.extraction.parser_names import PARSERS as PARSERS
@@ -32,15 +32,19 @@ def parse_official(text: str) -> Extraction:
 
 def parse_words(text: str) -> Extraction:
     """Yes or no when exactly one of the two words occurs; unknown when both or neither do."""
-    words = set(_WORD.findall(text.lower()))
-    has_yes = "yes" in words
-    has_no = "no" in words
+    return yes_xor_no(set(_WORD.findall(text.lower())), "words")
+
+
+def yes_xor_no(words: Collection[str], method: str) -> Extraction:
+    """"yes" or "no" when exactly one of them is among `words`, else unknown (`<method>-unknown`, saying why):
+    the decision of every whole-word yes/no rule, whatever its way of cutting the text into words."""
+    has_yes, has_no = "yes" in words, "no" in words
     if has_yes and not has_no:
-        return Extraction(answer="yes", method="words")
+        return Extraction(answer="yes", method=method)
     if has_no and not has_yes:
-        return Extraction(answer="no", method="words")
+        return Extraction(answer="no", method=method)
     detail = "both 'yes' and 'no' occur" if has_yes else "neither 'yes' nor 'no' occurs"
-    return Extraction(answer=None, method="words-unknown", detail=detail)
+    return Extraction(answer=None, method=f"{method}-unknown", detail=detail)
 
 
 def parse_yes_no(text: str, parser: str) -> Extraction:

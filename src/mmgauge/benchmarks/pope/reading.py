@@ -17,6 +17,7 @@ import re
 from typing import Final, Literal
 
 from mmgauge.core.types import Extraction
+from mmgauge.extraction.yesno import yes_xor_no
 
 ReaderName = Literal["official", "vlmevalkit"]
 READERS: Final[tuple[str, ...]] = ("official", "vlmevalkit")
@@ -58,14 +59,7 @@ def vlmevalkit_punctuation(text: str) -> str:
 
 def read_vlmevalkit(text: str) -> Extraction:
     """VLMEvalKit's `YOrN_Extraction` (module docstring)."""
-    words = vlmevalkit_punctuation(text.lower()).split()
-    has_yes, has_no = "yes" in words, "no" in words
-    if has_yes and not has_no:
-        return Extraction(answer="yes", method="vlmevalkit")
-    if has_no and not has_yes:
-        return Extraction(answer="no", method="vlmevalkit")
-    detail = "both 'yes' and 'no' occur" if has_yes else "neither 'yes' nor 'no' occurs"
-    return Extraction(answer=None, method="vlmevalkit-unknown", detail=detail)
+    return yes_xor_no(vlmevalkit_punctuation(text.lower()).split(), "vlmevalkit")
 
 
 def read_answer(text: str, reader: str) -> Extraction:
