@@ -23,9 +23,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 from pydantic import BaseModel
 
 from mmgauge.core.errors import UserError
@@ -38,6 +38,9 @@ from mmgauge.scoring.m3gia_gia import (
 )
 from mmgauge.scoring.m3gia_gia_interval import gia_interval
 from mmgauge.stats.proportion import Interval, proportion_interval
+
+if TYPE_CHECKING:  # pandas (0.2 s) is imported where records are scored, not where the result type is named
+    import pandas as pd
 
 #: The 18 question types as the release spells them ("Number Seres" included), in question-id order.
 TYPES: tuple[str, ...] = (
@@ -247,6 +250,8 @@ def _coverage(frame: pd.DataFrame, language: str) -> tuple[bool, str]:
 
 
 def _gia(language: str, per_round: list[dict[str, float]], frame: pd.DataFrame) -> Gia:
+    import pandas as pd
+
     counts = pd.DataFrame([[scores[f"count/{c}"] for c in COUNT_COLUMNS] for scores in per_round],
                           columns=list(COUNT_COLUMNS))
     official = compute_gia(counts, language)
@@ -316,6 +321,8 @@ def score_items(
     languages: Sequence[str] | None = None,
 ) -> M3GIAResult:
     """Scores of scored items; `languages` fixes the report order (default: order of first appearance)."""
+    import pandas as pd
+
     notes: list[str] = []
     frame = pd.DataFrame(
         [(i.language, i.question_id, i.question_type, list(i.factors), i.round, int(i.correct))

@@ -24,7 +24,6 @@ from mmgauge.benchmarks.baseline_answers import Baseline, choice_baselines
 from mmgauge.benchmarks.m3gia.data import Question, load_questions, release_bytes
 from mmgauge.benchmarks.m3gia.prompts import NATIVE, prompt_language, question_text
 from mmgauge.benchmarks.m3gia.prompts import TABLE as PROMPTS
-from mmgauge.benchmarks.m3gia.sample import write_sample
 from mmgauge.benchmarks.presets import PresetTable, PromptFields
 from mmgauge.core.baselines import PERCENT, Numbers
 from mmgauge.core.types import AnswerChoice, Extraction, ImageRef, Message, Sample, SampleRecord
@@ -109,6 +108,8 @@ class M3GIABenchmark(Benchmark[M3GIAOptions, M3GIAResult]):
         )
 
     def sample_data(self, directory: Path) -> Path:
+        from mmgauge.benchmarks.m3gia.sample import write_sample  # pyarrow.parquet and PIL: only here
+
         return write_sample(directory)
 
     def option_order(self, sample: Sample, round: int) -> list[str]:
