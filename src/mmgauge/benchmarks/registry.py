@@ -13,11 +13,13 @@ from __future__ import annotations
 
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from mmgauge.benchmarks.base import AnyBenchmark, Benchmark
 from mmgauge.core.errors import UserError
-from mmgauge.core.loading import import_class
+from mmgauge.core.loading import declared_constant, import_class
+
+if TYPE_CHECKING:  # the interface (pydantic, the core types) is imported where a class is loaded
+    from mmgauge.benchmarks.base import AnyBenchmark
 
 ENTRY_POINT_GROUP: Final = "mmgauge.benchmarks"
 #: Where mmgauge's own benchmarks live: an entry point naming a class under it is a built-in.
@@ -51,21 +53,31 @@ def _builtin_fallback(declared: dict[str, str]) -> dict[str, str]:
     return found
 
 
-def builtin_benchmarks() -> dict[str, str]:
-    """name -> "module:Class" of the benchmarks shipped with mmgauge."""
-    declared = _entry_points()
+def _builtins(declared: dict[str, str]) -> dict[str, str]:
     ours = {name: target for name, target in declared.items() if target.startswith(BUILTIN_PREFIX)}
     return {**ours, **_builtin_fallback(declared)}
 
 
+def builtin_benchmarks() -> dict[str, str]:
+    """name -> "module:Class" of the benchmarks shipped with mmgauge."""
+    return _builtins(_entry_points())
+
+
+def _plugins(declared: dict[str, str], builtin: dict[str, str]) -> dict[str, str]:
+    return {name: target for name, target in declared.items() if name not in builtin}
+
+
 def plugin_benchmarks() -> dict[str, str]:
     """name -> "module:Class" of the benchmarks installed packages register (built-in names win)."""
-    builtin = builtin_benchmarks()
-    return {name: target for name, target in _entry_points().items() if name not in builtin}
+    declared = _entry_points()
+    return _plugins(declared, _builtins(declared))
 
 
 def all_benchmarks() -> dict[str, str]:
-    return {**plugin_benchmarks(), **builtin_benchmarks(), **BENCHMARKS}
+    # The installed packages' entry points are read once here (reading them scans every distribution).
+    declared = _entry_points()
+    builtin = _builtins(declared)
+    return {**_plugins(declared, builtin), **builtin, **BENCHMARKS}
 
 
 def benchmark_names() -> list[str]:
@@ -79,6 +91,8 @@ def benchmark_class(name: str) -> type[AnyBenchmark]:
     if target is None:
         known = ", ".join(sorted(all_benchmarks())) or "(none)"
         raise UserError(f"unknown benchmark '{name}'; known benchmarks: {known}", field="--bench")
+    from mmgauge.benchmarks.base import Benchmark
+
     cls: type[AnyBenchmark] = import_class(target, Benchmark, kind="benchmark", name=name,
                                            field="--bench")
     return cls
@@ -91,6 +105,27 @@ def known_class(name: str) -> type[AnyBenchmark] | None:
         return benchmark_class(name)
     except UserError:
         return None
+
+
+def hook_target(name: str, attribute: str) -> str | None:
+    """The "module:attribute" that the hook `attribute` of benchmark `name` names; None where it is unset, or
+    where there is no such benchmark or its class does not load (as `known_class` says).
+
+    A built-in's hook is read from its class's source, which names it as a plain string, so that finding
+    `score NAME` imports none of the benchmark: its class's module imports everything the benchmark does
+    (its readers, prompts, judge and scoring), which the command may not need. A plug-in's class, or a
+    built-in's that sets the hook otherwise, is imported and asked (`Benchmark.hook` on the class is what
+    holds either way; a test checks that both ways agree for every built-in)."""
+    target = all_benchmarks().get(name.strip().lower())
+    if target is None:
+        return None
+    if target.startswith(BUILTIN_PREFIX):
+        found = declared_constant(target, attribute)
+        if found is None or isinstance(found, str):
+            return found
+    cls = known_class(name)
+    hook = getattr(cls, attribute) if cls is not None else None
+    return None if hook is None else str(hook)
 
 
 def get_benchmark(name: str, options: Any = None) -> AnyBenchmark:

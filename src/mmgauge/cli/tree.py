@@ -144,12 +144,14 @@ def _hook(path: str) -> Callable[..., Any] | None:
     group, _, name = path.partition(" ")
     if group != "score" or not name or " " in name:
         return None
-    from mmgauge.benchmarks.registry import known_class
+    from mmgauge.benchmarks.registry import hook_target
+    from mmgauge.core.loading import import_target
 
-    cls = known_class(name)
-    if cls is None or cls.score_command is None:
+    # The class's hook, read without importing the benchmark: only the command's own module is imported.
+    target = hook_target(name, "score_command")
+    if target is None:
         return None
-    function: Callable[..., Any] = cls.hook("score_command")
+    function: Callable[..., Any] = import_target(target)
     return function
 
 
