@@ -11,12 +11,13 @@ Everything else the framework knows of a benchmark it asks the class (its hooks,
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from mmgauge.core.errors import UserError
-from mmgauge.core.loading import declared_constant, import_class
+from mmgauge.core.loading import UNDECLARED, declared_constant, import_class
 
 if TYPE_CHECKING:  # the interface (pydantic, the core types) is imported where a class is loaded
     from mmgauge.benchmarks.base import AnyBenchmark
@@ -73,11 +74,16 @@ def plugin_benchmarks() -> dict[str, str]:
     return _plugins(declared, _builtins(declared))
 
 
-def all_benchmarks() -> dict[str, str]:
-    # The installed packages' entry points are read once here (reading them scans every distribution).
+def _tables() -> tuple[dict[str, str], dict[str, str]]:
+    """`builtin_benchmarks()` and `all_benchmarks()`, from one reading of the installed packages' entry
+    points (it scans every distribution)."""
     declared = _entry_points()
     builtin = _builtins(declared)
-    return {**_plugins(declared, builtin), **builtin, **BENCHMARKS}
+    return builtin, {**_plugins(declared, builtin), **builtin, **BENCHMARKS}
+
+
+def all_benchmarks() -> dict[str, str]:
+    return _tables()[1]
 
 
 def benchmark_names() -> list[str]:
@@ -107,25 +113,39 @@ def known_class(name: str) -> type[AnyBenchmark] | None:
         return None
 
 
-def hook_target(name: str, attribute: str) -> str | None:
-    """The "module:attribute" that the hook `attribute` of benchmark `name` names; None where it is unset, or
-    where there is no such benchmark or its class does not load (as `known_class` says).
+def class_attribute(name: str, attribute: str, known: Mapping[str, str] | None = None) -> Any:
+    """The class attribute `attribute` of benchmark `name` (`known`: `all_benchmarks()`, when the caller has
+    it); None where there is no such benchmark or its class does not load (as `known_class` says).
 
-    A built-in's hook is read from its class's source, which names it as a plain string, so that finding
-    `score NAME` imports none of the benchmark: its class's module imports everything the benchmark does
-    (its readers, prompts, judge and scoring), which the command may not need. A plug-in's class, or a
-    built-in's that sets the hook otherwise, is imported and asked (`Benchmark.hook` on the class is what
-    holds either way; a test checks that both ways agree for every built-in)."""
-    target = all_benchmarks().get(name.strip().lower())
+    A built-in's is read from its class's source where that sets it plainly (a string, number, bool or
+    None), so that the command line imports none of the benchmark to find `score NAME`: its class's module
+    imports everything the benchmark does (readers, prompts, judge, scoring), which the command may not
+    need. A plug-in's class, or a built-in's that sets the attribute otherwise, is imported and asked. The
+    class is what holds either way; a test checks that both ways agree for every built-in."""
+    target = (all_benchmarks() if known is None else known).get(name.strip().lower())
     if target is None:
         return None
     if target.startswith(BUILTIN_PREFIX):
         found = declared_constant(target, attribute)
-        if found is None or isinstance(found, str):
+        if found is not UNDECLARED:
             return found
     cls = known_class(name)
-    hook = getattr(cls, attribute) if cls is not None else None
-    return None if hook is None else str(hook)
+    return None if cls is None else getattr(cls, attribute, None)
+
+
+def hook_target(name: str, attribute: str, known: Mapping[str, str] | None = None) -> str | None:
+    """The "module:attribute" the hook `attribute` of benchmark `name` names (`Benchmark.hook` imports it),
+    found as `class_attribute` finds it; None where it is unset."""
+    found = class_attribute(name, attribute, known)
+    return None if found is None else str(found)
+
+
+def score_commands() -> list[str]:
+    """The benchmarks whose class names a `score_command`, among those a run evaluates by default (in
+    `benchmark_names`' order), found without importing them."""
+    builtin, known = _tables()
+    return [name for name in sorted(builtin)
+            if class_attribute(name, "in_default_run", known) and hook_target(name, "score_command", known)]
 
 
 def get_benchmark(name: str, options: Any = None) -> AnyBenchmark:

@@ -105,14 +105,9 @@ def _short_help(group: CommandGroup, ctx: Any, name: str, limit: int) -> str:
 
 def _benchmark_scores() -> list[str]:
     """The benchmarks whose class names a `score_command`, in the registry's order."""
-    from mmgauge.benchmarks.registry import benchmark_names, known_class
+    from mmgauge.benchmarks.registry import score_commands
 
-    found = []
-    for name in benchmark_names():
-        cls = known_class(name)
-        if cls is not None and cls.score_command is not None:
-            found.append(name)
-    return found
+    return score_commands()
 
 
 def _load(path: str) -> Any:
