@@ -115,7 +115,8 @@ def known_class(name: str) -> type[AnyBenchmark] | None:
 
 def class_attribute(name: str, attribute: str, known: Mapping[str, str] | None = None) -> Any:
     """The class attribute `attribute` of benchmark `name` (`known`: `all_benchmarks()`, when the caller has
-    it); None where there is no such benchmark or its class does not load (as `known_class` says).
+    it); None where there is no such benchmark, or where its class is imported and does not load (as
+    `known_class` says).
 
     A built-in's is read from its class's source where that sets it plainly (a string, number, bool or
     None), so that the command line imports none of the benchmark to find `score NAME`: its class's module
