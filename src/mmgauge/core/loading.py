@@ -115,6 +115,6 @@ def _bound_names(statement: ast.stmt) -> set[str]:
     if isinstance(statement, ast.Pass) or (isinstance(statement, ast.Expr)
                                             and isinstance(statement.value, ast.Constant)):  # a docstring
         return set()
-    if isinstance(statement, (ast.Import, ast.ImportFrom)):  # `from m import *` binds "*"
+    if isinstance(statement, (ast.Import, ast.ImportFrom)):  # a star import binds "*"
         return {(alias.asname or alias.name).split(".")[0] for alias in statement.names}
     return {name.id for name in ast.walk(statement) if isinstance(name, ast.Name)}
