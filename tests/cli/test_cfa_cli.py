@@ -1,4 +1,4 @@
-"""``mmgauge cfa`` and ``mmgauge m3gia gia`` driven through their Typer apps."""
+"""``mmgauge cfa`` and ``mmgauge m3gia gia`` driven through the command tree."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from mmgauge.cli.cfa import app as cfa_app
 from mmgauge.cli.tree import mounted_app
 from mmgauge.core.errors import UserError
 
@@ -37,7 +36,7 @@ def test_cfa_fit_json(tmp_path: Path) -> None:
     data, model = write_two_factor(tmp_path)
     m3gia_flags = ["--estimator", "MLR", "--std-lv", "--orthogonal"]
     args = ["fit", "--data", str(data), "--model", str(model), "--json", *m3gia_flags]
-    result = runner.invoke(cfa_app, args)
+    result = runner.invoke(mounted_app(), ["cfa", *args])
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     for key in ("chisq", "df", "pvalue", "cfi", "tli", "rmsea", "srmr", "aic", "bic", "loglik", "converged"):
@@ -49,7 +48,7 @@ def test_cfa_fit_json(tmp_path: Path) -> None:
 
 def test_cfa_check_json(tmp_path: Path) -> None:
     data, _ = write_two_factor(tmp_path)
-    result = runner.invoke(cfa_app, ["check", str(data), "--json"])
+    result = runner.invoke(mounted_app(), ["cfa", "check", str(data), "--json"])
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     assert out["bartlett"]["df"] == 15 and out["bartlett"]["pvalue"] < 1e-10

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from mmgauge.cli.report import app
+from mmgauge.cli.tree import mounted_app
 from mmgauge.core.errors import UserError
 
 
@@ -22,8 +22,8 @@ def run_dir(cli: Any, tmp_path: Path) -> Path:
 
 def test_report_writes_html_csv_and_xlsx(run_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "site" / "report.html"
-    result = CliRunner().invoke(app, [str(run_dir), "--out", str(out), "--csv", str(tmp_path / "csv"),
-                                      "--xlsx", str(tmp_path / "t.xlsx")])
+    result = CliRunner().invoke(mounted_app(), ["report", str(run_dir), "--out", str(out), "--csv",
+                                                str(tmp_path / "csv"), "--xlsx", str(tmp_path / "t.xlsx")])
     assert result.exit_code == 0, result.output
     assert result.stdout.strip() == f"report: {out}"
     assert out.read_text(encoding="utf-8").startswith("<!doctype html>")
@@ -32,7 +32,7 @@ def test_report_writes_html_csv_and_xlsx(run_dir: Path, tmp_path: Path) -> None:
 
 def test_no_images_reads_no_dataset(run_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "r.html"
-    result = CliRunner().invoke(app, [str(run_dir), "--out", str(out), "--no-images"])
+    result = CliRunner().invoke(mounted_app(), ["report", str(run_dir), "--out", str(out), "--no-images"])
     assert result.exit_code == 0, result.output
     assert "data:image/jpeg" not in out.read_text(encoding="utf-8")
 
@@ -47,6 +47,6 @@ def test_user_mistakes(make: str, run_dir: Path, tmp_path: Path) -> None:
         target = tmp_path / "nope"
     else:
         out = tmp_path
-    result = CliRunner().invoke(app, [str(target), "--out", str(out)])
+    result = CliRunner().invoke(mounted_app(), ["report", str(target), "--out", str(out)])
     assert isinstance(result.exception, UserError), result.output
     assert str(target if make != "out-is-dir" else out) in str(result.exception)

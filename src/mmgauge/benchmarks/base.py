@@ -8,7 +8,6 @@ sample; shared kinds (yes/no in `benchmarks/yesno.py`) make the common case a fe
 
 from __future__ import annotations
 
-import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
@@ -20,6 +19,7 @@ from mmgauge.benchmarks.baseline_answers import Baseline
 from mmgauge.benchmarks.presets import PresetTable
 from mmgauge.core.baselines import Numbers
 from mmgauge.core.errors import UserError
+from mmgauge.core.loading import import_target
 from mmgauge.core.types import AnswerChoice, Extraction, Message, Sample, SampleRecord
 
 if TYPE_CHECKING:  # the judge (sqlite, asyncio, ssl) is loaded by whoever resolves answers with one
@@ -102,11 +102,7 @@ class Benchmark(ABC, Generic[OptionsT, ResultT]):
         target = getattr(cls, attribute)
         if target is None:
             return None
-        module_name, _, name = str(target).partition(":")
-        found: Any = importlib.import_module(module_name)
-        for part in name.split("."):
-            found = getattr(found, part)
-        return found
+        return import_target(str(target))
 
     def __init__(self, options: OptionsT | Mapping[str, Any] | None = None) -> None:
         self.options: OptionsT = self.parse_options(options)

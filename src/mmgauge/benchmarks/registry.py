@@ -11,13 +11,16 @@ Everything else the framework knows of a benchmark it asks the class (its hooks,
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from mmgauge.benchmarks.base import AnyBenchmark, Benchmark
 from mmgauge.core.errors import UserError
-from mmgauge.core.loading import import_class
+from mmgauge.core.loading import UNDECLARED, declared_constant, import_class
+
+if TYPE_CHECKING:  # the interface (pydantic, the core types) is imported where a class is loaded
+    from mmgauge.benchmarks.base import AnyBenchmark
 
 ENTRY_POINT_GROUP: Final = "mmgauge.benchmarks"
 #: Where mmgauge's own benchmarks live: an entry point naming a class under it is a built-in.
@@ -51,21 +54,36 @@ def _builtin_fallback(declared: dict[str, str]) -> dict[str, str]:
     return found
 
 
-def builtin_benchmarks() -> dict[str, str]:
-    """name -> "module:Class" of the benchmarks shipped with mmgauge."""
-    declared = _entry_points()
+def _builtins(declared: dict[str, str]) -> dict[str, str]:
     ours = {name: target for name, target in declared.items() if target.startswith(BUILTIN_PREFIX)}
     return {**ours, **_builtin_fallback(declared)}
 
 
+def builtin_benchmarks() -> dict[str, str]:
+    """name -> "module:Class" of the benchmarks shipped with mmgauge."""
+    return _builtins(_entry_points())
+
+
+def _plugins(declared: dict[str, str], builtin: dict[str, str]) -> dict[str, str]:
+    return {name: target for name, target in declared.items() if name not in builtin}
+
+
 def plugin_benchmarks() -> dict[str, str]:
     """name -> "module:Class" of the benchmarks installed packages register (built-in names win)."""
-    builtin = builtin_benchmarks()
-    return {name: target for name, target in _entry_points().items() if name not in builtin}
+    declared = _entry_points()
+    return _plugins(declared, _builtins(declared))
+
+
+def _tables() -> tuple[dict[str, str], dict[str, str]]:
+    """`builtin_benchmarks()` and `all_benchmarks()`, from one reading of the installed packages' entry
+    points (it scans every distribution)."""
+    declared = _entry_points()
+    builtin = _builtins(declared)
+    return builtin, {**_plugins(declared, builtin), **builtin, **BENCHMARKS}
 
 
 def all_benchmarks() -> dict[str, str]:
-    return {**plugin_benchmarks(), **builtin_benchmarks(), **BENCHMARKS}
+    return _tables()[1]
 
 
 def benchmark_names() -> list[str]:
@@ -79,6 +97,8 @@ def benchmark_class(name: str) -> type[AnyBenchmark]:
     if target is None:
         known = ", ".join(sorted(all_benchmarks())) or "(none)"
         raise UserError(f"unknown benchmark '{name}'; known benchmarks: {known}", field="--bench")
+    from mmgauge.benchmarks.base import Benchmark
+
     cls: type[AnyBenchmark] = import_class(target, Benchmark, kind="benchmark", name=name,
                                            field="--bench")
     return cls
@@ -91,6 +111,42 @@ def known_class(name: str) -> type[AnyBenchmark] | None:
         return benchmark_class(name)
     except UserError:
         return None
+
+
+def class_attribute(name: str, attribute: str, known: Mapping[str, str] | None = None) -> Any:
+    """The class attribute `attribute` of benchmark `name` (`known`: `all_benchmarks()`, when the caller has
+    it); None where there is no such benchmark, or where its class is imported and does not load (as
+    `known_class` says).
+
+    A built-in's is read from its class's source where that sets it plainly (a string, number, bool or
+    None), so that the command line imports none of the benchmark to find `score NAME`: its class's module
+    imports everything the benchmark does (readers, prompts, judge, scoring), which the command may not
+    need. A plug-in's class, or a built-in's that sets the attribute otherwise, is imported and asked. The
+    class is what holds either way; a test checks that both ways agree for every built-in."""
+    target = (all_benchmarks() if known is None else known).get(name.strip().lower())
+    if target is None:
+        return None
+    if target.startswith(BUILTIN_PREFIX):
+        found = declared_constant(target, attribute)
+        if found is not UNDECLARED:
+            return found
+    cls = known_class(name)
+    return None if cls is None else getattr(cls, attribute, None)
+
+
+def hook_target(name: str, attribute: str, known: Mapping[str, str] | None = None) -> str | None:
+    """The "module:attribute" the hook `attribute` of benchmark `name` names (`Benchmark.hook` imports it),
+    found as `class_attribute` finds it; None where it is unset."""
+    found = class_attribute(name, attribute, known)
+    return None if found is None else str(found)
+
+
+def score_commands() -> list[str]:
+    """The benchmarks whose class names a `score_command`, among those a run evaluates by default (in
+    `benchmark_names`' order), found without importing them."""
+    builtin, known = _tables()
+    return [name for name in sorted(builtin)
+            if class_attribute(name, "in_default_run", known) and hook_target(name, "score_command", known)]
 
 
 def get_benchmark(name: str, options: Any = None) -> AnyBenchmark:

@@ -14,10 +14,7 @@ if TYPE_CHECKING:
     from mmgauge.stats.agreement import Kappa
     from mmgauge.store.judge_audit import AgreementStudy
 
-app = typer.Typer(rich_markup_mode=None, add_completion=False, help="Judge audits.")
 
-
-@app.command("audit-judge")
 def audit_judge_command(
     run: Annotated[Path, typer.Argument(help="A run folder written by `mmgauge run`.", show_default=False)],
     sample: Annotated[int, typer.Option("--sample", min=1, help="How many rule-read answers to re-read.")],

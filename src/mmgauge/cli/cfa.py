@@ -16,17 +16,12 @@ import typer
 from mmgauge.api.inputs import read_csv, read_text
 from mmgauge.cli.json_output import print_json
 
-app = typer.Typer(rich_markup_mode=None,
-    add_completion=False, help="Confirmatory factor analysis (lavaan syntax, fitted with semopy)."
-)
-
 
 class EstimatorChoice(str, Enum):
     ML = "ML"
     MLR = "MLR"
 
 
-@app.command("fit")
 def fit_command(
     data: Annotated[Path, typer.Option("--data", help="CSV of observations, one column per indicator.")],
     model: Annotated[Path, typer.Option("--model", help="Model in lavaan syntax (=~, ~~, modifiers).")],
@@ -84,7 +79,6 @@ def fit_command(
             )
 
 
-@app.command("check")
 def check_command(
     data: Annotated[Path, typer.Argument(help="CSV of observations (numeric columns).")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,

@@ -7,10 +7,7 @@ from typing import Annotated
 
 import typer
 
-app = typer.Typer(rich_markup_mode=None, add_completion=False, help="Paired comparison of runs.")
 
-
-@app.command("compare")
 def compare_command(
     runs: Annotated[
         list[str],

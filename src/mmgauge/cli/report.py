@@ -7,13 +7,7 @@ from typing import Annotated
 
 import typer
 
-app = typer.Typer(
-    rich_markup_mode=None, add_completion=False,
-    help="Reports: charts, leaderboard, comparison, sample browser.",
-)
 
-
-@app.command("report")
 def report_command(
     run_dirs: Annotated[
         list[Path],

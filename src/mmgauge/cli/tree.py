@@ -105,14 +105,9 @@ def _short_help(group: CommandGroup, ctx: Any, name: str, limit: int) -> str:
 
 def _benchmark_scores() -> list[str]:
     """The benchmarks whose class names a `score_command`, in the registry's order."""
-    from mmgauge.benchmarks.registry import benchmark_names, known_class
+    from mmgauge.benchmarks.registry import score_commands
 
-    found = []
-    for name in benchmark_names():
-        cls = known_class(name)
-        if cls is not None and cls.score_command is not None:
-            found.append(name)
-    return found
+    return score_commands()
 
 
 def _load(path: str) -> Any:
@@ -144,12 +139,14 @@ def _hook(path: str) -> Callable[..., Any] | None:
     group, _, name = path.partition(" ")
     if group != "score" or not name or " " in name:
         return None
-    from mmgauge.benchmarks.registry import known_class
+    from mmgauge.benchmarks.registry import hook_target
+    from mmgauge.core.loading import import_target
 
-    cls = known_class(name)
-    if cls is None or cls.score_command is None:
+    # The class's hook, read without importing the benchmark: only the command's own module is imported.
+    target = hook_target(name, "score_command")
+    if target is None:
         return None
-    function: Callable[..., Any] = cls.hook("score_command")
+    function: Callable[..., Any] = import_target(target)
     return function
 
 

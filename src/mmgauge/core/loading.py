@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import importlib
-from typing import Any
+import importlib.util
+from pathlib import Path
+from typing import Any, Final
 
 from mmgauge.core.errors import UserError
 
@@ -46,3 +49,72 @@ def describe(error: BaseException) -> str:
     except Exception:  # a plug-in's own exception whose __str__ fails still gets its type named
         text = ""
     return f"{name}: {text}" if text else name
+
+
+def import_target(target: str) -> Any:
+    """The object "module:attribute" names (`attribute` may be dotted), imported now."""
+    module_name, _, name = target.partition(":")
+    found: Any = importlib.import_module(module_name)
+    for part in name.split("."):
+        found = getattr(found, part)
+    return found
+
+
+#: What `declared_constant` returns where the source does not say plainly.
+UNDECLARED: Final = object()
+
+
+def declared_constant(target: str, attribute: str) -> Any:
+    """The constant (a string, number, bool or None) that the class `target` ("module:Class") sets
+    `attribute` to in its own body, read from its module's source without running it; `UNDECLARED` where
+    the source does not say plainly (the class is not a plain top-level class there, has decorators, or
+    inherits or computes the attribute), and the class must be imported and asked.
+
+    For the command line: a benchmark's module imports everything the benchmark does, and a command that
+    only needs to know which function a hook names should not pay for that."""
+    module_name, _, class_name = (part.strip() for part in target.partition(":"))
+    try:
+        spec = importlib.util.find_spec(module_name)
+    except (ImportError, ValueError):
+        return UNDECLARED
+    origin = spec.origin if spec is not None else None
+    if origin is None or not origin.endswith(".py"):
+        return UNDECLARED
+    try:
+        tree = ast.parse(Path(origin).read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return UNDECLARED
+    classes = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == class_name]
+    # A name bound more than once, or a class a decorator may replace, is left to the import.
+    bound = [node for node in tree.body if {class_name, "*"} & _bound_names(node)]
+    if len(classes) != 1 or len(bound) != 1 or classes[0].decorator_list:
+        return UNDECLARED
+    found: Any = UNDECLARED
+    for statement in classes[0].body:
+        if attribute in _bound_names(statement):
+            value = statement.value if isinstance(statement, (ast.Assign, ast.AnnAssign)) else None
+            plain = isinstance(value, ast.Constant) and (value.value is None
+                                                         or isinstance(value.value, (str, int, float)))
+            if found is not UNDECLARED or not plain or not isinstance(value, ast.Constant):
+                return UNDECLARED
+            found = value.value
+    return found
+
+
+def _bound_names(statement: ast.stmt) -> set[str]:
+    """The names a top-level statement of a module or class body binds (any statement that binds by other
+    means than a plain assignment, a def or a class, such as a loop or a call, counts as binding every name
+    it mentions)."""
+    if isinstance(statement, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+        return {statement.name}
+    if isinstance(statement, ast.Assign):
+        return {name.id for target in statement.targets for name in ast.walk(target)
+                if isinstance(name, ast.Name)}
+    if isinstance(statement, (ast.AnnAssign, ast.AugAssign)):
+        return {statement.target.id} if isinstance(statement.target, ast.Name) else set()
+    if isinstance(statement, ast.Pass) or (isinstance(statement, ast.Expr)
+                                            and isinstance(statement.value, ast.Constant)):  # a docstring
+        return set()
+    if isinstance(statement, (ast.Import, ast.ImportFrom)):  # a star import binds "*"
+        return {(alias.asname or alias.name).split(".")[0] for alias in statement.names}
+    return {name.id for name in ast.walk(statement) if isinstance(name, ast.Name)}
