@@ -13,11 +13,11 @@ from mmgauge.core.errors import UserError
 if TYPE_CHECKING:
     import pandas as pd
 
+    from mmgauge.benchmarks.mmbench.scoring import MMBenchResult
     from mmgauge.extraction.judge import Judge
     from mmgauge.general_level.runs import RunCoverage
     from mmgauge.scoring.general_level import LevelReport, ResultTable, TaskRow
     from mmgauge.scoring.m3gia_gia import GiaResult, GiaScores
-    from mmgauge.scoring.mmbench import MMBenchResult
     from mmgauge.scoring.mme import MMEResult
 
 

@@ -16,8 +16,8 @@ from mmgauge.core.errors import UserError
 
 if TYPE_CHECKING:
 
+    from mmgauge.benchmarks.mmbench.scoring import MMBenchResult
     from mmgauge.extraction.judge import Judge
-    from mmgauge.scoring.mmbench import MMBenchResult
 
 
 def score_mmbench(

@@ -20,9 +20,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from mmgauge.benchmarks.mmbench.scoring import L2_ABBREVIATIONS
 from mmgauge.parts.answers import Answer
 from mmgauge.parts.outcomes import BoolArray, IntArray, ObjArray, Outcomes, objects
-from mmgauge.scoring.mmbench import L2_ABBREVIATIONS
 
 # -- MMBench -----------------------------------------------------------------------------------------------
 

@@ -56,7 +56,7 @@ def mme_rows(data: Mapping[str, Any]) -> list[TidyRow]:
 
 def mmbench_rows(data: Mapping[str, Any]) -> list[TidyRow]:
     """Circular and vanilla accuracy, and circular accuracy per L2 ability, category and split (percent)."""
-    from mmgauge.scoring.mmbench import MMBenchResult
+    from mmgauge.benchmarks.mmbench.scoring import MMBenchResult
 
     result = MMBenchResult.model_validate(data)
     if result.overall is None:

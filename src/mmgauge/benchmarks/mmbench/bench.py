@@ -24,6 +24,7 @@ from mmgauge.benchmarks.mmbench.prompts import TABLE as PROMPTS
 from mmgauge.benchmarks.mmbench.prompts import detect_language, language
 from mmgauge.benchmarks.mmbench.resolve import Copy, resolve_copies, was_not_judged
 from mmgauge.benchmarks.mmbench.sample import write_sample
+from mmgauge.benchmarks.mmbench.scoring import MMBenchResult, score_columns
 from mmgauge.benchmarks.mmbench.submission import Submission, write_submission
 from mmgauge.benchmarks.mmbench.tsv import Table, image_refs, load_table
 from mmgauge.benchmarks.mmbench.vlmevalkit import group_sizes
@@ -35,7 +36,6 @@ from mmgauge.extraction.choice import match_choice, match_choices
 from mmgauge.extraction.judge import Judge
 from mmgauge.extraction.methods import FAILURE, JUDGE
 from mmgauge.extraction.reasoning import text_read
-from mmgauge.scoring.mmbench import MMBenchResult, score_columns
 
 #: The sample metadata that records keep (see `record_metadata`).
 RECORD_FIELDS = ("index", "g_index", "copy", "n_copies", "n_options", "category", "l2-category", "split",
