@@ -16,7 +16,6 @@ from mmgauge.core.json_output import print_json
 from mmgauge.core.params import Arg, Opt
 
 if TYPE_CHECKING:
-
     from mmgauge.benchmarks.mmbench.scoring import MMBenchResult
     from mmgauge.extraction.judge import Judge
 
