@@ -34,8 +34,8 @@ def test_every_docs_page_is_in_the_site_navigation() -> None:
 
 
 def test_vlmevalkit_names_in_the_data_page_are_the_names_mmgauge_accepts() -> None:
-    from mmgauge.datasources.locate import VLMEVALKIT_NAMES
+    from mmgauge.benchmarks.registry import vlmevalkit_names
 
     data = (ROOT / "docs" / "data.md").read_text(encoding="utf-8")
-    missing = [n for names in VLMEVALKIT_NAMES.values() for n in names if f"`{n}`" not in data]
+    missing = [n for names in vlmevalkit_names().values() for n in names if f"`{n}`" not in data]
     assert missing == []

@@ -7,8 +7,9 @@ The Python API (imported on first use, so `import mmgauge` stays cheap):
     request_from_config(path, overrides) -> EvalRequest          a run configuration file (or a run's
                                                                   manifest) as evaluate_async's request
     load_run(path) -> Run                                         typed results, manifest, records DataFrame
-    score_mme(path), score_mmbench(path), m3gia_gia(counts, language), general_level(results)
+    score_mme(path), m3gia_gia(counts, language), general_level(results)
                                                                   score files produced elsewhere
+    a benchmark's own functions (its `library_functions` hook)    such as its scorer of other toolkits' files
     export_table(runs, out=None) -> DataFrame                     every metric of runs as one tidy table
     log_wandb(runs, project=...)                                  metrics, table and report to W&B
     compare(runs) -> Comparison                                   paired tests between runs or answer files
@@ -33,8 +34,6 @@ _EXPORTS = {
     "load_run": "mmgauge.api.runs",
     "Run": "mmgauge.api.runs",
     "score_mme": "mmgauge.api.scores",
-    "score_mmbench": "mmgauge.api.scores",
-    "score_mmbench_async": "mmgauge.api.scores",
     "m3gia_gia": "mmgauge.api.scores",
     "general_level": "mmgauge.api.scores",
     "export_table": "mmgauge.api.export",
@@ -60,11 +59,27 @@ __all__ = ["__version__", *_EXPORTS]
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
-        raise AttributeError(f"module 'mmgauge' has no attribute {name!r}")
+        targets = _benchmark_functions() if not name.startswith("_") else {}
+        if name not in targets:
+            raise AttributeError(f"module 'mmgauge' has no attribute {name!r}")
+        module, _, name = targets[name].partition(":")
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
 
 
+def _benchmark_functions() -> dict[str, str]:
+    """name -> "module:function" of the built-in benchmarks' `library_functions` hooks (their classes are
+    imported, so only for a name the table above lacks)."""
+    from mmgauge.benchmarks.registry import builtin_benchmarks, known_class
+
+    found: dict[str, str] = {}
+    for benchmark in sorted(builtin_benchmarks()):
+        cls = known_class(benchmark)
+        for target in cls.library_functions if cls is not None else ():
+            found.setdefault(target.rpartition(":")[2], target)
+    return found
+
+
 def __dir__() -> list[str]:
-    return sorted(__all__)
+    return sorted({*__all__, *_benchmark_functions()})

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import mmgauge
-from mmgauge.testing.hf_layouts import write_lmms_lab_mmbench
+from layouts.lmms_lab_mmbench import write_lmms_lab_mmbench
 
 
 def recorded_data(out: Path) -> str:

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from mmgauge.api.compare import compare
-from mmgauge.api.scores import score_mmbench
+from mmgauge.benchmarks.mmbench.scores import score_mmbench
 from mmgauge.core.errors import UserError
 from mmgauge.testing.server import FakeOpenAIServer
 

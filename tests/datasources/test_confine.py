@@ -8,13 +8,14 @@ from typing import Any
 
 import pytest
 
+from layouts.lmms_lab_mmbench import write_lmms_lab_mmbench
 from mmgauge.benchmarks.m3gia.sample import write_sample as write_m3gia_sample
 from mmgauge.benchmarks.mmbench.sample import write_sample as write_mmbench_sample
 from mmgauge.benchmarks.mme.sample import write_sample as write_mme_sample
 from mmgauge.core.errors import UserError
 from mmgauge.datasources.confine import confined, data_root
 from mmgauge.datasources.tables import table_files
-from mmgauge.testing.hf_layouts import parquet_bytes, write_hub_dataset, write_lmms_lab_mmbench
+from mmgauge.testing.hf_layouts import parquet_bytes, write_hub_dataset
 
 
 def outside_file(tmp_path: Path, name: str, data: bytes) -> Path:

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from layouts.lmms_lab_mmbench import write_lmms_lab_mmbench
 from mmgauge.core.errors import UserError
 from mmgauge.datasources.hf_cache import parse_hf_spec
-from mmgauge.testing.hf_layouts import write_lmms_lab_mmbench
 
 EN_DEV = "hf:lmms-lab/MMBench/en/dev"
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
+from mmgauge.benchmarks.registry import vlmevalkit_names
 from mmgauge.core.errors import UserError
 from mmgauge.datasources.hf_cache import parse_hf_spec, snake_case
 from mmgauge.datasources.locate import resolve_data
@@ -15,6 +16,9 @@ from mmgauge.testing.hf_layouts import parquet_bytes, write_arrow_cache, write_h
 
 COMMIT = "9" * 40
 
+
+#: The names the classes' `vlmevalkit_names` hooks give, as a run passes them.
+NAMES = vlmevalkit_names()
 
 def small(split: str, rows: int = 2) -> pa.Table:
     return pa.table({"index": list(range(rows)), "split": [split] * rows})
@@ -41,12 +45,16 @@ def test_vlmevalkit_names_are_found_in_lmudata(tmp_path: Path) -> None:
     for name in ("MMBench_DEV_EN", "CCBench", "MMBench_DEV_CN_V11", "MME"):
         (lmu / f"{name}.tsv").write_text("index\n")
     env = {"LMUData": str(lmu)}
-    assert resolve_data("mmbench", "MMBench_DEV_EN", env=env) == lmu / "MMBench_DEV_EN.tsv"
-    assert resolve_data("mmbench", "ccbench", env=env) == lmu / "CCBench.tsv"  # letter case is ignored
-    assert resolve_data("mmbench", "MMBench_DEV_CN_V11", env=env) == lmu / "MMBench_DEV_CN_V11.tsv"
-    assert resolve_data("mme", "MME", env=env) == lmu / "MME.tsv"
+
+    def found(benchmark: str, name: str) -> Path:
+        return resolve_data(benchmark, name, env=env, vlmevalkit=NAMES)
+
+    assert found("mmbench", "MMBench_DEV_EN") == lmu / "MMBench_DEV_EN.tsv"
+    assert found("mmbench", "ccbench") == lmu / "CCBench.tsv"  # letter case is ignored
+    assert found("mmbench", "MMBench_DEV_CN_V11") == lmu / "MMBench_DEV_CN_V11.tsv"
+    assert found("mme", "MME") == lmu / "MME.tsv"
     with pytest.raises(UserError, match="'MME' is a VLMEvalKit mme dataset, not mmbench"):
-        resolve_data("mmbench", "MME", env=env)
+        found("mmbench", "MME")
 
 
 def test_lmudata_defaults_to_the_home_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -66,7 +74,7 @@ def test_a_missing_name_says_where_it_looked(tmp_path: Path, monkeypatch: pytest
     assert "\n" not in message
     assert str(tmp_path / "MMBench_DEV_EN") in message and str(tmp_path / "MMBench_DEV_EN.tsv") in message
     with pytest.raises(UserError, match="VLMEvalKit names for mme: MME"):
-        resolve_data("mme", "MyOwnMME", env={"LMUData": str(tmp_path)})
+        resolve_data("mme", "MyOwnMME", env={"LMUData": str(tmp_path)}, vlmevalkit=NAMES)
     with pytest.raises(UserError, match="no such file or folder"):
         resolve_data("mme", "some/where.tsv", env={})
 

@@ -1,7 +1,7 @@
 """An MMBench predictions file scored row by row with no judge, as VLMEvalKit reads it (pandas' missing-value
 texts; groups of the copies present): the oracle of `mmgauge.benchmarks.mmbench.prediction_columns`. The
 table comes from `tsv.load_table`; each row's options and prediction are read as Python strings, the rules
-run one row at a time (`choice_rows.match_letter`), and `scoring.mmbench.score_columns` scores plain arrays.
+run one row at a time (`choice_rows.match_letter`), and `mmbench.scoring.score_columns` scores plain arrays.
 """
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from mmgauge.benchmarks.mmbench.circular import has_copies
+from mmgauge.benchmarks.mmbench.scoring import MMBenchResult, score_columns
 from mmgauge.benchmarks.mmbench.tsv import Table
 from mmgauge.benchmarks.mmbench.vlmevalkit import LABEL_COLUMNS, PANDAS_NA_TEXTS, group_sizes
-from mmgauge.scoring.mmbench import MMBenchResult, score_columns
 from oracles.choice_rows import match_letter
 
 _NA_WORDS = PANDAS_NA_TEXTS - {""}

@@ -41,11 +41,11 @@ def compare(
     """
     from pydantic import ValidationError
 
-    from mmgauge.api.scores import judge_for
     from mmgauge.comparison.core import compare_sources
     from mmgauge.comparison.sources import read_source
     from mmgauge.core.errors import UserError
     from mmgauge.core.sync import run_sync
+    from mmgauge.extraction.judge_spec import judge_for
 
     try:
         settings = CompareSettings(level=level, alpha=alpha, power=power, resamples=resamples, seed=seed)

@@ -1,5 +1,6 @@
-"""Scoring files produced elsewhere, without a model: MME answers, MMBench predictions, M3GIA counts,
-General-Level results. Each is what the matching `mmgauge score ...` command computes."""
+"""Scoring files produced elsewhere, without a model: MME answers, M3GIA counts, General-Level results. Each
+is what the matching `mmgauge score ...` command computes. A benchmark's own scorers of other toolkits' files
+come from its `library_functions` hook (see `mmgauge/__init__.py`)."""
 
 from __future__ import annotations
 
@@ -13,11 +14,9 @@ from mmgauge.core.errors import UserError
 if TYPE_CHECKING:
     import pandas as pd
 
-    from mmgauge.extraction.judge import Judge
     from mmgauge.general_level.runs import RunCoverage
     from mmgauge.scoring.general_level import LevelReport, ResultTable, TaskRow
     from mmgauge.scoring.m3gia_gia import GiaResult, GiaScores
-    from mmgauge.scoring.mmbench import MMBenchResult
     from mmgauge.scoring.mme import MMEResult
 
 
@@ -35,69 +34,6 @@ def score_mme(source: str | Path, parser: str | None = None, *, notes: list[str]
         raise UserError(f"unknown parser '{parser}'; choose one of: {', '.join(PARSERS)}", field="--parser")
     columns, label = load_columns(Path(source), parser, notes)
     return score_mme_columns(columns, parser=label)
-
-
-async def score_mmbench_async(
-    source: str | Path, judge: str | Judge | None = None, *, seed: int = 0, random_fallback: bool = False,
-    literal_options: bool = False,
-) -> MMBenchResult:
-    """`score_mmbench` for callers inside a running event loop."""
-    from mmgauge.benchmarks.mmbench.predictions import score_prediction_file
-
-    the_judge = judge_for(judge)
-    try:
-        return await score_prediction_file(Path(source), the_judge, literal_options=literal_options,
-                                           random_fallback=random_fallback, seed=seed)
-    finally:
-        if the_judge is not None and not _given_judge(judge):
-            await the_judge.backend.aclose()
-
-
-def score_mmbench(
-    source: str | Path, judge: str | Judge | None = None, *, seed: int = 0, random_fallback: bool = False,
-    literal_options: bool = False,
-) -> MMBenchResult:
-    """CircularEval scores of an MMBench predictions file, as VLMEvalKit scores it (VLMEvalKit's and
-    lmms-eval's xlsx/TSV, lmms-eval's sample log).
-
-    `judge`: None or "none" (rules only), a judge model spec, or a `Judge`. `literal_options` keeps option
-    texts pandas would read as missing (`None`, `NA`, ...), which VLMEvalKit drops.
-    """
-    if _no_judge(judge) and not random_fallback:
-        # Rules only: a TSV is scored column-wise, with no event loop and no judge machinery imported.
-        from mmgauge.benchmarks.mmbench.prediction_columns import score_prediction_columns
-
-        fast = score_prediction_columns(Path(source), literal_options=literal_options, seed=seed)
-        if fast is not None:
-            return fast
-    from mmgauge.core.sync import run_sync
-
-    result: MMBenchResult = run_sync(score_mmbench_async(
-        source, judge, seed=seed, random_fallback=random_fallback, literal_options=literal_options))
-    return result
-
-
-def _no_judge(judge: str | Judge | None) -> bool:
-    return judge is None or (isinstance(judge, str) and judge.strip().lower() == "none")
-
-
-def judge_for(judge: str | Judge | None) -> Judge | None:
-    if _no_judge(judge):
-        return None
-    from mmgauge.extraction.judge import Judge
-
-    if judge is None or isinstance(judge, Judge):
-        return judge
-    from mmgauge.backends.registry import load_backend
-
-    _, backend = load_backend(judge)
-    return Judge(backend)
-
-
-def _given_judge(judge: object) -> bool:
-    from mmgauge.extraction.judge import Judge
-
-    return isinstance(judge, Judge)
 
 
 def m3gia_gia(

@@ -78,6 +78,10 @@ class Benchmark(ABC, Generic[OptionsT, ResultT]):
     comparison_notes: ClassVar[str | None] = None
     #: `build(answers) -> Outcomes`: the items two runs are paired on (default: one per sample and round).
     outcomes_builder: ClassVar[str | None] = None
+    #: `read(path, judge, options) -> (outcomes, kind, notes)`: another toolkit's answers file, as `compare`
+    #: pairs it (`parts.outcomes.Outcomes`, a few words on what the file is, notes on how it was read);
+    #: `options` holds the comparison's reading options (`parser`, `literal_options`). None: not read.
+    answers_reader: ClassVar[str | None] = None
     #: `audit(answers, rng) -> entry` for the judge audit (default: no audit of this benchmark).
     audit_rules: ClassVar[str | None] = None
     #: `read(judge, record, text) -> answer or None`: the judge asked about a stored record's answer `text` as
@@ -87,6 +91,12 @@ class Benchmark(ABC, Generic[OptionsT, ResultT]):
     tidy_rows: ClassVar[str | None] = None
     #: A command-line function mounted as `mmgauge score <name>` (its parameters become the options).
     score_command: ClassVar[str | None] = None
+    #: Functions `import mmgauge` offers by their own names ("module:function" each), such as a scorer of
+    #: another toolkit's files: the library's face of `score_command`.
+    library_functions: ClassVar[tuple[str, ...]] = ()
+    #: The report leaderboard's columns whose neighbouring runs it tests apart: (column label, key paths),
+    #: each key path a compared number's (metric, breakdown) of this benchmark, the first found used.
+    significance_measures: ClassVar[tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]] = ()
     #: Whether a run with no --bench evaluates it (on its built-in sample).
     in_default_run: ClassVar[bool] = False
     #: Where it comes among benchmarks in comparisons and displays (then by name).

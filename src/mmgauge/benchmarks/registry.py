@@ -149,6 +149,17 @@ def score_commands() -> list[str]:
             if class_attribute(name, "in_default_run", known) and hook_target(name, "score_command", known)]
 
 
+def vlmevalkit_names(*others: str) -> dict[str, tuple[str, ...]]:
+    """The VLMEvalKit dataset names (the class's `vlmevalkit_names` hook) of each built-in benchmark and of
+    `others` (a plug-in being run: others are not imported for this), for `datasources.locate`."""
+    found = {}
+    for name in sorted({*builtin_benchmarks(), *others}):
+        cls = known_class(name)
+        if cls is not None and cls.vlmevalkit_names:
+            found[name] = cls.vlmevalkit_names
+    return found
+
+
 def get_benchmark(name: str, options: Any = None) -> AnyBenchmark:
     """An instance of benchmark `name` with `options` (its options model, a mapping, or None)."""
     return benchmark_class(name)(options)

@@ -41,7 +41,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("export", None, "Write runs' answers or scores in other formats."),
     Command("export mme", "mmgauge.cli.mme:export_command",
             "Write a run's MME answers as the official tool's files."),
-    Command("export mmbench", "mmgauge.cli.mmbench:export_mmbench",
+    Command("export mmbench", "mmgauge.benchmarks.mmbench.command:export_command",
             "Write a run's answers as a VLMEvalKit predictions xlsx."),
     Command("export table", "mmgauge.cli.export_table:table_command",
             "One tidy table of every headline metric of every run."),

@@ -1,7 +1,8 @@
 """Command-line parameters declared without importing Typer, so that a command's module stays cheap to import
 (and its function plain to call from Python).
 
-A command declares each parameter as ``Annotated[T, Arg(...)]`` or ``Annotated[T, Opt("--name", ...)]``.
+A command declares each parameter as ``Annotated[T, Arg(...)]`` or ``Annotated[T, Opt("--name", ...)]``
+(`core/params.py`, so that a benchmark's own command module below the command line can declare them too).
 `for_typer` turns the declarations into Typer's when the command is mounted; Typer alone reads command lines.
 """
 
@@ -12,30 +13,11 @@ import inspect
 import types
 import typing
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Union
 
-
-@dataclass(frozen=True)
-class Arg:
-    """A positional argument; `settings` go to `typer.Argument`."""
-
-    settings: dict[str, Any] = field(default_factory=dict)
-
-    def __init__(self, **settings: Any) -> None:
-        object.__setattr__(self, "settings", settings)
-
-
-@dataclass(frozen=True)
-class Opt:
-    """An option named by `decls` (``"--json"``, ``"-s"``); `settings` go to `typer.Option`."""
-
-    decls: tuple[str, ...]
-    settings: dict[str, Any] = field(default_factory=dict)
-
-    def __init__(self, *decls: str, **settings: Any) -> None:
-        object.__setattr__(self, "decls", decls)
-        object.__setattr__(self, "settings", settings)
+from mmgauge.core.params import Arg as Arg
+from mmgauge.core.params import Opt as Opt
 
 
 @dataclass(frozen=True)

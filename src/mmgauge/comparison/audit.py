@@ -19,53 +19,24 @@ import numpy as np
 import numpy.typing as npt
 
 from mmgauge.benchmarks.judge_audit import audit_entry
+from mmgauge.benchmarks.mmbench import audit as mmbench_audit
 from mmgauge.benchmarks.mme import audit as mme_audit
 from mmgauge.benchmarks.registry import known_class
-from mmgauge.comparison.outcomes import mmbench_outcomes
 from mmgauge.extraction.methods import JUDGE, RANDOM, UNRESOLVED
 from mmgauge.parts.answers import Answer, by_benchmark
-from mmgauge.parts.outcomes import BoolArray, Outcomes
+from mmgauge.parts.outcomes import BoolArray
 from mmgauge.store.judge_audit import BenchmarkJudgeAudit, JudgeAudit, ScoreBounds
 from mmgauge.store.run_folder import RunFolder
 
 RULE_UNRESOLVED: dict[str, frozenset[str]] = {
     "mme": mme_audit.RULE_UNRESOLVED,
-    "mmbench": frozenset({JUDGE, UNRESOLVED, RANDOM}),
+    "mmbench": mmbench_audit.RULE_UNRESOLVED,
     "m3gia": frozenset({JUDGE, UNRESOLVED, RANDOM}),
 }
 
 
 def _entry(benchmark: str, scored: Sequence[Answer], bounds: list[ScoreBounds]) -> BenchmarkJudgeAudit:
     return audit_entry(benchmark, scored, bounds, RULE_UNRESOLVED[benchmark])
-
-
-def mmbench_audit(answers: Sequence[Answer]) -> BenchmarkJudgeAudit:
-    chosen = [a for a in answers if a.round == 0]
-    meta = [a.metadata for a in chosen]
-    keys = np.array([str(m.get("answer", "")) for m in meta], dtype=object)
-    correct = np.array([k != "" and a.answer == k for a, k in zip(chosen, keys, strict=True)], dtype=bool)
-    loose = np.array([a.method in RULE_UNRESOLVED["mmbench"] for a in chosen], dtype=bool)
-
-    def groups(right: BoolArray) -> Outcomes:
-        return mmbench_outcomes(
-            group=np.array([int(m["g_index"]) for m in meta], dtype=np.int64),
-            copy=np.array([int(m["copy"]) for m in meta], dtype=np.int64),
-            n_copies=np.array([int(m["n_copies"]) for m in meta], dtype=np.int64), correct=right,
-            has_answer=keys != "", request_failed=np.array([a.failed for a in chosen], dtype=bool),
-            l2=np.full(len(chosen), "", dtype=object), category=np.full(len(chosen), "", dtype=object),
-            answer=keys)
-
-    scored, high, low = groups(correct), groups(correct | loose), groups(correct & ~loose)
-    bounds = []
-    if len(scored):
-        for metric, label in (("circular", "MMBench circular"), ("vanilla", "MMBench vanilla")):
-            bounds.append(ScoreBounds(
-                measure=label, unit="%", value=100 * float(scored.values[metric].mean()),
-                all_right=100 * float(high.values[metric].mean()),
-                all_wrong=100 * float(low.values[metric].mean()),
-                decided=int((high.values[metric] != low.values[metric]).sum()), units=len(scored),
-                unit_name="question groups"))
-    return _entry("mmbench", [a for a in chosen if not a.failed], bounds)
 
 
 def _accuracy(values: BoolArray, rounds: npt.NDArray[np.int64]) -> float:

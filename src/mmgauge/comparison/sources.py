@@ -4,8 +4,8 @@
   judge pass), with the dataset fingerprints of its manifest;
 - an MME results folder of the official tool (`<subtask>.txt`), or an MME answers table (TSV/XLSX/JSONL with
   `prediction`), read with `parser` as `mmgauge score mme` reads them;
-- an MMBench predictions file (VLMEvalKit's or lmms-eval's xlsx/TSV, lmms-eval's sample log), read as
-  `mmgauge score mmbench` reads it (rules, then the judge if one is given);
+- another toolkit's answers file of a benchmark with an `answers_reader` hook (MMBench predictions: rules,
+  then the judge if one is given, as its `score` command reads them);
 - a record file (a run's `samples.jsonl` / `scored.jsonl`).
 
 Which benchmark a table holds is read from its header (MMBench has option columns A, B, ...); `mme=PATH`
@@ -20,10 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mmgauge.comparison.outcomes import from_answers, mmbench_outcomes
+from mmgauge.comparison.outcomes import from_answers
 from mmgauge.core.baselines import BaselineScores
 from mmgauge.core.errors import UserError
-from mmgauge.core.sync import run_sync
 from mmgauge.core.types import RunManifest
 from mmgauge.parts.answers import Answer, by_benchmark
 from mmgauge.parts.outcomes import Outcomes
@@ -75,7 +74,7 @@ def read_source(
     benchmark = forced or _table_benchmark(path)
     if benchmark == "mme":
         return _mme_file(path, parser, "MME answers table")
-    return _mmbench_file(path, judge, literal_options)
+    return _answers_file(path, benchmark, judge, {"parser": parser, "literal_options": literal_options})
 
 
 def _split_benchmark(given: str | Path) -> tuple[str | None, Path]:
@@ -144,25 +143,17 @@ def _mme_file(path: Path, parser: str | None, kind: str) -> Source:
     return source
 
 
-def _mmbench_file(path: Path, judge: Judge | None, literal_options: bool) -> Source:
-    import numpy as np
+def _answers_file(path: Path, benchmark: str, judge: Judge | None, options: dict[str, object]) -> Source:
+    """Another toolkit's answers file, read by the benchmark's `answers_reader` hook."""
+    from mmgauge.benchmarks.registry import known_class
 
-    from mmgauge.benchmarks.mmbench.predictions import load_predictions, read_predictions
-
-    table = load_predictions(path, vlmevalkit_groups=True)
-    read = run_sync(read_predictions(table, judge, literal_options=literal_options, vlmevalkit_groups=True))
-    answer = table.answer
-    outcomes = mmbench_outcomes(
-        group=table.group, copy=table.copy, n_copies=read.n_copies, correct=read.correct,
-        has_answer=answer != "", request_failed=np.zeros(len(answer), dtype=bool),
-        l2=read.labels("l2-category"), category=read.labels("category"), answer=answer,
-    )
-    if len(outcomes) == 0:
-        raise UserError("the file has no answer key (a test split): nothing to compare", file=str(path),
-                        field="answer")
-    how = "the rules and the judge" if judge is not None else "the rules only (no judge)"
-    source = Source(path, path.name, "MMBench predictions", None, {"mmbench": outcomes})
-    source.notes.append(f"{path.name}: answers read by {how}, as `mmgauge score mmbench` reads them")
+    cls = known_class(benchmark)
+    read = cls.hook("answers_reader") if cls is not None else None
+    if read is None:
+        raise UserError(f"{benchmark} has no reader of answers files to compare", file=str(path))
+    outcomes, kind, notes = read(path, judge, options)
+    source = Source(path, path.name, kind, None, {benchmark: outcomes})
+    source.notes = [f"{path.name}: {note}" for note in notes]
     return source
 
 

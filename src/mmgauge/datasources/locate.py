@@ -7,7 +7,8 @@ downloaded.
 is, once a path in a hub cache is known to stay in its dataset's folder (`confine.within_hub_repo`);
 - a VLMEvalKit dataset name (`MMBench_DEV_EN`, `CCBench`, `MME`, ...) is `<name>.tsv` in VLMEvalKit's data
   folder: `$LMUData` when that variable names an existing folder (VLMEvalKit's own rule), else `~/LMUData`;
-  names are matched ignoring letter case, and a name of another benchmark's dataset is refused;
+  the names the caller gives per benchmark (the classes' `vlmevalkit_names` hooks) are matched ignoring
+  letter case, and a name of another benchmark's dataset is refused;
 - `hf:ORG/NAME[@REVISION][/CONFIG[/SPLIT]]` is looked up in the local Hugging Face hub cache, then in the
   `datasets` library's arrow cache (see `hf_cache`).
 
@@ -16,7 +17,7 @@ When nothing is found the `UserError` is one line naming every place that was lo
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Final
 
@@ -30,16 +31,6 @@ from mmgauge.datasources.hf_cache import (
     parse_hf_spec,
 )
 
-#: VLMEvalKit's dataset names (the TSV file stems in LMUData), per benchmark.
-VLMEVALKIT_NAMES: Final[dict[str, tuple[str, ...]]] = {
-    "mmbench": (
-        "MMBench_DEV_EN", "MMBench_TEST_EN", "MMBench_DEV_CN", "MMBench_TEST_CN", "MMBench", "MMBench_CN",
-        "CCBench", "MMBench_DEV_EN_V11", "MMBench_TEST_EN_V11", "MMBench_DEV_CN_V11", "MMBench_TEST_CN_V11",
-        "MMBench_V11", "MMBench_CN_V11",
-    ),
-    "mme": ("MME",),
-    "m3gia": (),
-}
 _FILE_SUFFIXES: Final = (".tsv", ".xlsx", ".xls", ".csv", ".jsonl", ".json", ".parquet", ".arrow", ".txt")
 
 
@@ -52,8 +43,10 @@ def lmudata_root(env: Mapping[str, str]) -> tuple[Path, str]:
     return Path.home() / "LMUData", note
 
 
-def resolve_data(benchmark: str, spec: str, *, env: Mapping[str, str] | None = None) -> Path:
-    """The local file or folder `spec` names for `benchmark` (see the module docstring)."""
+def resolve_data(benchmark: str, spec: str, *, env: Mapping[str, str] | None = None,
+                 vlmevalkit: Mapping[str, Sequence[str]] | None = None) -> Path:
+    """The local file or folder `spec` names for `benchmark` (see the module docstring); `vlmevalkit`: the
+    VLMEvalKit dataset names of each benchmark (`benchmarks.registry.vlmevalkit_names()`), none by default."""
     variables = environment(env)
     text = spec.strip()
     if not text:
@@ -66,7 +59,7 @@ def resolve_data(benchmark: str, spec: str, *, env: Mapping[str, str] | None = N
     if benchmark == "m3gia" and text == "hf":
         return path  # the M3GIA loader's own word for the default hub cache
     if _is_name(text):
-        return _from_lmudata(benchmark, text, path, variables)
+        return _from_lmudata(benchmark, text, path, variables, vlmevalkit or {})
     raise UserError("no such file or folder", file=str(path), field="--data")
 
 
@@ -74,10 +67,11 @@ def _is_name(text: str) -> bool:
     return "/" not in text and "\\" not in text and Path(text).suffix.lower() not in _FILE_SUFFIXES
 
 
-def _from_lmudata(benchmark: str, name: str, path: Path, env: Mapping[str, str]) -> Path:
-    known = {n.lower(): n for names in VLMEVALKIT_NAMES.values() for n in names}
+def _from_lmudata(benchmark: str, name: str, path: Path, env: Mapping[str, str],
+                  vlmevalkit: Mapping[str, Sequence[str]]) -> Path:
+    known = {n.lower(): n for names in vlmevalkit.values() for n in names}
     canonical = known.get(name.lower(), name)
-    owner = next((b for b, names in VLMEVALKIT_NAMES.items() if canonical in names), None)
+    owner = next((b for b, names in vlmevalkit.items() if canonical in names), None)
     if owner is not None and owner != benchmark:
         raise UserError(f"'{canonical}' is a VLMEvalKit {owner} dataset, not {benchmark}", field="--data")
     root, origin = lmudata_root(env)
@@ -86,7 +80,7 @@ def _from_lmudata(benchmark: str, name: str, path: Path, env: Mapping[str, str])
         return candidate
     hint = ""
     if owner is None:
-        names = ", ".join(VLMEVALKIT_NAMES.get(benchmark, ())) or "none"
+        names = ", ".join(vlmevalkit.get(benchmark, ())) or "none"
         hint = f"; VLMEvalKit names for {benchmark}: {names}"
     raise UserError(f"'{name}' not found: not a file or folder ({path.resolve()}), not in VLMEvalKit's data "
                     f"folder ({candidate}, {origin}); nothing is downloaded{hint}", field="--data")

@@ -18,12 +18,11 @@ from mmgauge.parts.report.tables import Cell, Mark, Table, table_html
 from mmgauge.report.load import RunView, answers_of
 from mmgauge.store.run_folder import RunFolder
 
-#: Leaderboard column -> the compared numbers it shows, (benchmark, metric, breakdown), first found wins.
-LEADERBOARD: dict[str, tuple[tuple[str, str, str], ...]] = {
+#: Leaderboard column -> the compared numbers it shows, (benchmark, metric, breakdown), first found wins. A
+#: benchmark's `significance_measures` hook adds its own columns (`_measures`).
+LEADERBOARD: dict[str, tuple[tuple[str, ...], ...]] = {
     "MME perception": (("mme", "score", "perception"),),
     "MME cognition": (("mme", "score", "cognition"),),
-    "MMBench circular %": (("mmbench", "circular", "overall"),),
-    "MMBench vanilla %": (("mmbench", "vanilla", "overall"),),
     "M3GIA accuracy %": (("m3gia", "accuracy", "mean of languages"),),
 }
 TIE = "≈"
@@ -108,8 +107,22 @@ def significance_section(runs: list[RunView], compared: Compared, tables: list[T
     return "".join(parts)
 
 
-def _lookup(comparison: Comparison, measure: str, first: int, second: int) -> MetricRow | None:
-    keys = LEADERBOARD.get(measure)
+def _measures(comparison: Comparison) -> dict[str, tuple[tuple[str, ...], ...]]:
+    """`LEADERBOARD` with the columns of the compared benchmarks' `significance_measures` hooks, each key path
+    (metric, breakdown) under its benchmark's name."""
+    from mmgauge.benchmarks.registry import known_class
+
+    found = dict(LEADERBOARD)
+    for benchmark in sorted({pair.benchmark for pair in comparison.pairs}):
+        cls = known_class(benchmark)
+        for label, paths in cls.significance_measures if cls is not None else ():
+            found.setdefault(label, tuple((benchmark, *path) for path in paths))
+    return found
+
+
+def _lookup(comparison: Comparison, measure: str, first: int, second: int,
+            measures: dict[str, tuple[tuple[str, ...], ...]]) -> MetricRow | None:
+    keys = measures.get(measure)
     if keys is None and measure.startswith("M3GIA GIA "):
         keys = (("m3gia", "GIA", measure.removeprefix("M3GIA GIA ")),)
     for benchmark, metric, breakdown in keys or ():
@@ -146,13 +159,14 @@ def leaderboard_marks(
     if comparison is None:
         return marks, ties
     position = {report: k for k, report in enumerate(compared.index)}
+    measures = _measures(comparison)
     for column, measure in enumerate(board.columns):
         values = [(rows_runs[i], row[column]) for i, row in enumerate(board.rows)
                   if isinstance(row[column], int | float) and not isinstance(row[column], bool)
                   and rows_runs[i] in position]
         ordered = sorted(values, key=lambda item: -float(item[1] or 0.0))
         for (higher, _), (lower, _) in pairwise(ordered):
-            row = _lookup(comparison, measure, position[higher], position[lower])
+            row = _lookup(comparison, measure, position[higher], position[lower], measures)
             if row is None:
                 continue
             ties.rows.append([measure, f"run {higher + 1}", f"run {lower + 1}", row.difference, row.low,

@@ -2,8 +2,8 @@
 
 Each function reads the stored result JSON back as its result model and returns one `TidyRow` per number
 the terminal summary and the report show, in the units they show it (see `parts/tidy.py`): MME in percent
-(acc, acc+, yes share) and points (scores, totals); MMBench and M3GIA accuracies, stored as fractions, in
-percent. A benchmark's `tidy_rows` hook names its function here (until it moves into its package).
+(acc, acc+, yes share) and points (scores, totals); M3GIA accuracies, stored as fractions, in percent. A
+benchmark's `tidy_rows` hook names its function here (until it moves into its package).
 """
 
 from __future__ import annotations
@@ -51,33 +51,6 @@ def mme_rows(data: Mapping[str, Any]) -> list[TidyRow]:
             metric_row("yes_ratio", score.yes_ratio, PERCENT, where=where, scale=100.0,
                        n=score.questions - score.other, partial=partial),
         ]
-    return rows
-
-
-def mmbench_rows(data: Mapping[str, Any]) -> list[TidyRow]:
-    """Circular and vanilla accuracy, and circular accuracy per L2 ability, category and split (percent)."""
-    from mmgauge.scoring.mmbench import MMBenchResult
-
-    result = MMBenchResult.model_validate(data)
-    if result.overall is None:
-        return []  # no answer key (test split): nothing was scored
-    # Groups with a failed request are left out until a re-run retries them: the numbers are partial.
-    partial = result.pending_groups > 0
-    rows = [metric_row("circular_acc", result.overall, PERCENT, ci=result.overall_ci, scale=100.0,
-                       n=result.n_groups, partial=partial, headline=True)]
-    if result.vanilla is not None:
-        rows.append(metric_row("vanilla_acc", result.vanilla, PERCENT, ci=result.vanilla_ci, scale=100.0,
-                               n=result.n_groups, partial=partial, headline=True))
-    views: tuple[tuple[str, dict[str, float], dict[str, Interval]], ...] = (
-        ("l2", result.l2, result.l2_ci), ("category", result.category, result.category_ci),
-        ("split", result.split, result.split_ci),
-    )
-    for kind, values, intervals in views:
-        rows.extend(
-            metric_row("circular_acc", value, PERCENT, where=breakdown((kind, name)), ci=intervals.get(name),
-                       scale=100.0, partial=partial)
-            for name, value in values.items()
-        )
     return rows
 
 

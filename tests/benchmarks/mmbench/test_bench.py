@@ -10,9 +10,9 @@ import pandas as pd
 from mmgauge.benchmarks.mmbench.bench import MMBenchBenchmark, MMBenchOptions
 from mmgauge.benchmarks.mmbench.prompts import build_prompt
 from mmgauge.benchmarks.mmbench.sample import ITEMS
+from mmgauge.benchmarks.mmbench.scoring import MMBenchResult
 from mmgauge.core.types import ModelResponse, Sample, SampleRecord
 from mmgauge.extraction.judge import Judge
-from mmgauge.scoring.mmbench import MMBenchResult
 from mmgauge.testing.scripted import ScriptedBackend
 
 

@@ -6,16 +6,12 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from layouts.lmms_lab_mmbench import lmms_lab_mmbench_table
 from mmgauge.benchmarks.mmbench.bench import MMBenchBenchmark
 from mmgauge.benchmarks.mmbench.sample import sample_frame
 from mmgauge.core.types import ModelResponse, Sample, SampleRecord
 from mmgauge.datasources.locate import resolve_data
-from mmgauge.testing.hf_layouts import (
-    lmms_lab_mmbench_table,
-    parquet_bytes,
-    write_arrow_cache,
-    write_hub_dataset,
-)
+from mmgauge.testing.hf_layouts import parquet_bytes, write_arrow_cache, write_hub_dataset
 
 
 def records(bench: MMBenchBenchmark, samples: list[Sample]) -> list[SampleRecord]:

@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from mmgauge.scoring.mmbench import MMBenchResult
+from mmgauge.benchmarks.mmbench.scoring import MMBenchResult
 from mmgauge.store.run_folder import RunFolder
 
 COLUMNS = ["index", "question", "hint", "A", "B", "C", "D", "answer", "category", "l2-category", "split",

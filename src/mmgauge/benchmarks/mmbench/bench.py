@@ -24,6 +24,7 @@ from mmgauge.benchmarks.mmbench.prompts import TABLE as PROMPTS
 from mmgauge.benchmarks.mmbench.prompts import detect_language, language
 from mmgauge.benchmarks.mmbench.resolve import Copy, resolve_copies, was_not_judged
 from mmgauge.benchmarks.mmbench.sample import write_sample
+from mmgauge.benchmarks.mmbench.scoring import MMBenchResult, score_columns
 from mmgauge.benchmarks.mmbench.submission import Submission, write_submission
 from mmgauge.benchmarks.mmbench.tsv import Table, image_refs, load_table
 from mmgauge.benchmarks.mmbench.vlmevalkit import group_sizes
@@ -35,7 +36,6 @@ from mmgauge.extraction.choice import match_choice, match_choices
 from mmgauge.extraction.judge import Judge
 from mmgauge.extraction.methods import FAILURE, JUDGE
 from mmgauge.extraction.reasoning import text_read
-from mmgauge.scoring.mmbench import MMBenchResult, score_columns
 
 #: The sample metadata that records keep (see `record_metadata`).
 RECORD_FIELDS = ("index", "g_index", "copy", "n_copies", "n_options", "category", "l2-category", "split",
@@ -75,14 +75,21 @@ class MMBenchBenchmark(Benchmark[MMBenchOptions, MMBenchResult]):
         "CCBench", "MMBench_DEV_EN_V11", "MMBench_TEST_EN_V11", "MMBench_DEV_CN_V11", "MMBench_TEST_CN_V11",
         "MMBench_V11", "MMBench_CN_V11",
     )
-    # Temporary: outcomes_builder, audit_rules, tidy_rows and score_command still name the modules the pieces
-    # lived in before benchmarks were packages.
     report_section: ClassVar[str | None] = "mmgauge.benchmarks.mmbench.report:SECTION"
     comparer: ClassVar[str | None] = "mmgauge.benchmarks.mmbench.compare:compare_mmbench"
-    outcomes_builder: ClassVar[str | None] = "mmgauge.comparison.outcomes:mmbench_from_answers"
-    audit_rules: ClassVar[str | None] = "mmgauge.comparison.audit:mmbench_audit"
-    tidy_rows: ClassVar[str | None] = "mmgauge.tidy.builtin:mmbench_rows"
-    score_command: ClassVar[str | None] = "mmgauge.cli.mmbench:score_mmbench"
+    outcomes_builder: ClassVar[str | None] = "mmgauge.benchmarks.mmbench.outcomes:from_answers"
+    answers_reader: ClassVar[str | None] = "mmgauge.benchmarks.mmbench.outcomes:from_predictions_file"
+    audit_rules: ClassVar[str | None] = "mmgauge.benchmarks.mmbench.audit:audit"
+    tidy_rows: ClassVar[str | None] = "mmgauge.benchmarks.mmbench.tidy:rows"
+    score_command: ClassVar[str | None] = "mmgauge.benchmarks.mmbench.command:score_command"
+    library_functions: ClassVar[tuple[str, ...]] = (
+        "mmgauge.benchmarks.mmbench.scores:score_mmbench",
+        "mmgauge.benchmarks.mmbench.scores:score_mmbench_async",
+    )
+    significance_measures: ClassVar[tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]] = (
+        ("MMBench circular %", (("circular", "overall"),)),
+        ("MMBench vanilla %", (("vanilla", "overall"),)),
+    )
     in_default_run: ClassVar[bool] = True
     display_order: ClassVar[int] = 1
 

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Final
 import numpy as np
 import numpy.typing as npt
 
+from mmgauge.benchmarks.mmbench.scoring import TEST_ANSWERS, MMBenchResult, score_columns
+from mmgauge.benchmarks.mmbench.scoring_columns import Coded, group_codes, has_repeats
 from mmgauge.benchmarks.mmbench.tsv import COPY_STRIDE, OPTION_LETTERS, REQUIRED
 from mmgauge.benchmarks.mmbench.vlmevalkit import LABEL_COLUMNS, PANDAS_NA_TEXTS
 from mmgauge.core.errors import UserError
@@ -40,8 +42,6 @@ from mmgauge.datasources.arrow_numpy import (
 )
 from mmgauge.extraction.choice_columns import OptionColumns, match_codes
 from mmgauge.extraction.choice_rules import METHODS
-from mmgauge.scoring.mmbench import TEST_ANSWERS, MMBenchResult, score_columns
-from mmgauge.scoring.mmbench_columns import Coded, group_codes, has_repeats
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -85,7 +85,7 @@ class Predictions:
 
 @dataclass(frozen=True)
 class _Labels:
-    """A label column (`scoring.mmbench_columns.LabelColumn`) read from pyarrow for the rows asked."""
+    """A label column (`scoring_columns.LabelColumn`) read from pyarrow for the rows asked."""
 
     column: Column | None
     literal: bool

@@ -27,6 +27,8 @@ from mmgauge.benchmarks.mmbench.prediction_columns import (
     score_read,
 )
 from mmgauge.benchmarks.mmbench.resolve import Copy, resolve_copies, was_not_judged
+from mmgauge.benchmarks.mmbench.scoring import MMBenchResult
+from mmgauge.benchmarks.mmbench.scoring_columns import Coded
 from mmgauge.benchmarks.mmbench.tsv import Table, load_table
 from mmgauge.benchmarks.mmbench.vlmevalkit import LABEL_COLUMNS, PANDAS_NA_TEXTS, blank_na, group_sizes
 from mmgauge.core.errors import UserError
@@ -36,8 +38,6 @@ from mmgauge.extraction.choice_columns import NO_OPTION_CODE
 from mmgauge.extraction.choice_rules import METHODS, NO_OPTION
 from mmgauge.extraction.judge import Judge
 from mmgauge.extraction.methods import JUDGE_FAILED, UNRESOLVED
-from mmgauge.scoring.mmbench import MMBenchResult
-from mmgauge.scoring.mmbench_columns import Coded
 
 
 def load_predictions(path: Path, *, vlmevalkit_groups: bool = False) -> Table:

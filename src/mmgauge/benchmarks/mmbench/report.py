@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from mmgauge.benchmarks.mmbench.scoring import L2_ABBREVIATIONS, MMBenchResult
 from mmgauge.parts.report import plots
 from mmgauge.parts.report.breakdown import Breakdown, Point, interval_point, with_n
 from mmgauge.parts.report.section import Card, Section, baseline_series, charts, note, pct
 from mmgauge.parts.report.tables import Cell, Table, table_html
 from mmgauge.parts.report.views import BenchView, Row
-from mmgauge.scoring.mmbench import L2_ABBREVIATIONS, MMBenchResult
 from mmgauge.stats.proportion import proportion_interval
 
 

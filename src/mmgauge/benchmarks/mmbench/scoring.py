@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 
-from mmgauge.scoring.mmbench_columns import Coded, LabelColumn, group_codes, lowest_copy_rows
+from mmgauge.benchmarks.mmbench.scoring_columns import Coded, LabelColumn, group_codes, lowest_copy_rows
 from mmgauge.stats.proportion import Interval, proportion_interval
 
 L2_ABBREVIATIONS: Final[dict[str, str]] = {

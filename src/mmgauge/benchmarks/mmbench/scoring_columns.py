@@ -1,4 +1,4 @@
-"""Column forms `scoring.mmbench.score_columns` takes besides plain arrays, and the grouping it does, at the
+"""Column forms `scoring.score_columns` takes besides plain arrays, and the grouping it does, at the
 cost of a million-row predictions file: text columns as codes into their distinct values (no Python string
 per row), labels read only for the rows that carry them, and groups found by counting rather than sorting
 where their numbers allow it. Each gives exactly what its plain form gives (`np.unique`, `Counter`, a sort).

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mmgauge.scoring.mmbench import bootstrap_ci, score_columns
+from mmgauge.benchmarks.mmbench.scoring import bootstrap_ci, score_columns
 
 
 def score(correct: list[bool], methods: list[str], **kw: object) -> object:
@@ -71,7 +71,7 @@ def test_bootstrap_is_seeded_and_brackets_the_mean() -> None:
 
 
 def test_vanilla_has_its_own_interval() -> None:
-    from mmgauge.scoring.mmbench import bootstrap_ci
+    from mmgauge.benchmarks.mmbench.scoring import bootstrap_ci
 
     # 40 of 50 first copies right: the interval is around 0.8 and the same for the same seed.
     low, high = bootstrap_ci(40, 50, seed=1)

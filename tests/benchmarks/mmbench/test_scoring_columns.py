@@ -8,8 +8,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from mmgauge.scoring.mmbench import score_columns
-from mmgauge.scoring.mmbench_columns import Coded, group_codes, has_repeats, lowest_copy_rows
+from mmgauge.benchmarks.mmbench.scoring import score_columns
+from mmgauge.benchmarks.mmbench.scoring_columns import Coded, group_codes, has_repeats, lowest_copy_rows
 
 
 @pytest.mark.parametrize("values", [
@@ -91,7 +91,7 @@ def test_coded_methods_and_label_columns_score_as_arrays() -> None:
 
 
 def test_group_keys_are_the_numbers_as_text() -> None:
-    from mmgauge.scoring.mmbench import _int_texts
+    from mmgauge.benchmarks.mmbench.scoring import _int_texts
 
     for numbers in ([], [7], [0, -3, 10**15, 42]):
         assert _int_texts(numbers) == [str(n) for n in numbers]

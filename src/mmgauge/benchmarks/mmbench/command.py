@@ -1,4 +1,5 @@
-"""`mmgauge score mmbench` and `mmgauge export mmbench`.
+"""`mmgauge score mmbench` (the benchmark's `score_command` hook, mounted under `score`) and `mmgauge export
+mmbench` (named in the command line's table).
 
 Heavy modules (pandas, the benchmark, backends) are imported inside the commands, so that other commands do
 not pay for them at start-up.
@@ -10,17 +11,16 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-from mmgauge.cli.json_output import print_json
-from mmgauge.cli.params import Arg, Opt
 from mmgauge.core.errors import UserError
+from mmgauge.core.json_output import print_json
+from mmgauge.core.params import Arg, Opt
 
 if TYPE_CHECKING:
-
+    from mmgauge.benchmarks.mmbench.scoring import MMBenchResult
     from mmgauge.extraction.judge import Judge
-    from mmgauge.scoring.mmbench import MMBenchResult
 
 
-def score_mmbench(
+def score_command(
     pred_file: Annotated[Path, Arg(
         help="TSV or XLSX (VLMEvalKit, lmms-eval) with the dataset columns plus `prediction`, or "
         "lmms-eval's --log_samples JSONL.")],
@@ -35,7 +35,8 @@ def score_mmbench(
         "reading the file with pandas, drops them; so does this command by default).")] = False,
 ) -> None:
     """Score MMBench predictions with CircularEval, as VLMEvalKit scores the file."""
-    from mmgauge.api.scores import judge_for, score_mmbench
+    from mmgauge.benchmarks.mmbench.scores import score_mmbench
+    from mmgauge.extraction.judge_spec import judge_for
 
     the_judge = judge_for(judge)
     try:
@@ -76,7 +77,7 @@ def _text(result: MMBenchResult, judge: Judge | None) -> str:
     return "\n".join(lines)
 
 
-def export_mmbench(
+def export_command(
     data: Annotated[Path, Arg(help="The MMBench TSV the run used.")],
     records: Annotated[Path, Arg(help="The run folder (or a file of its records).")],
     out: Annotated[Path, Opt("--out", help="The xlsx to write (original columns plus `prediction`).")],

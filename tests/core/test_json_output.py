@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from mmgauge.cli.json_output import finite_or_null
+from mmgauge.core.json_output import finite_or_null
 
 
 def test_non_finite_numbers_become_null_and_counts_pass() -> None:

@@ -1,0 +1,51 @@
+"""MMBench's judge audit (the `audit_rules` hook): the judge-free bounds of circular and vanilla accuracy.
+
+A unit is a question group: it is decided by the judge when its CircularEval verdict differs between every
+rule-unresolved answer counted right and counted wrong. What the bounds mean: `comparison/audit.py`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+import numpy as np
+
+from mmgauge.benchmarks.judge_audit import audit_entry
+from mmgauge.benchmarks.mmbench.outcomes import outcomes
+from mmgauge.extraction.methods import JUDGE, RANDOM, UNRESOLVED
+from mmgauge.parts.answers import Answer
+from mmgauge.parts.outcomes import BoolArray, Outcomes
+from mmgauge.store.judge_audit import BenchmarkJudgeAudit, ScoreBounds
+
+#: The methods of the answers no rule could read: the judge's, unread (wrong), a seeded random letter.
+RULE_UNRESOLVED: Final = frozenset({JUDGE, UNRESOLVED, RANDOM})
+
+
+def audit(answers: Sequence[Answer]) -> BenchmarkJudgeAudit:
+    chosen = [a for a in answers if a.round == 0]
+    meta = [a.metadata for a in chosen]
+    keys = np.array([str(m.get("answer", "")) for m in meta], dtype=object)
+    correct = np.array([k != "" and a.answer == k for a, k in zip(chosen, keys, strict=True)], dtype=bool)
+    loose = np.array([a.method in RULE_UNRESOLVED for a in chosen], dtype=bool)
+
+    def groups(right: BoolArray) -> Outcomes:
+        return outcomes(
+            group=np.array([int(m["g_index"]) for m in meta], dtype=np.int64),
+            copy=np.array([int(m["copy"]) for m in meta], dtype=np.int64),
+            n_copies=np.array([int(m["n_copies"]) for m in meta], dtype=np.int64), correct=right,
+            has_answer=keys != "", request_failed=np.array([a.failed for a in chosen], dtype=bool),
+            l2=np.full(len(chosen), "", dtype=object), category=np.full(len(chosen), "", dtype=object),
+            answer=keys)
+
+    scored, high, low = groups(correct), groups(correct | loose), groups(correct & ~loose)
+    bounds = []
+    if len(scored):
+        for metric, label in (("circular", "MMBench circular"), ("vanilla", "MMBench vanilla")):
+            bounds.append(ScoreBounds(
+                measure=label, unit="%", value=100 * float(scored.values[metric].mean()),
+                all_right=100 * float(high.values[metric].mean()),
+                all_wrong=100 * float(low.values[metric].mean()),
+                decided=int((high.values[metric] != low.values[metric]).sum()), units=len(scored),
+                unit_name="question groups"))
+    return audit_entry("mmbench", [a for a in chosen if not a.failed], bounds, RULE_UNRESOLVED)
