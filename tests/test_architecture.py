@@ -224,16 +224,16 @@ NAMES_A_BENCHMARK_EXCEPTIONS: frozenset[str] = frozenset({
     "mmgauge.cli.mme",
     "mmgauge.comparison.agreement",
     "mmgauge.comparison.audit",
-    "mmgauge.comparison.m3gia",
+    "mmgauge.benchmarks.m3gia.compare",
     "mmgauge.comparison.outcomes",
     "mmgauge.comparison.sources",
     "mmgauge.datasources.locate",
-    "mmgauge.report.sections.m3gia",
+    "mmgauge.benchmarks.m3gia.report",
     "mmgauge.report.significance",
-    "mmgauge.scoring.m3gia_gia",
+    "mmgauge.benchmarks.m3gia.gia",
     "mmgauge.scoring.mme",
     "mmgauge.testing.oracle",
-    "mmgauge.textformat.m3gia_gia_text",
+    "mmgauge.benchmarks.m3gia.gia_text",
 })
 
 

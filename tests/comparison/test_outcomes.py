@@ -7,12 +7,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from mmgauge.benchmarks.m3gia.compare import compare_m3gia
+from mmgauge.benchmarks.m3gia.gia import QUESTION_TYPE_TO_COLUMN, compute_gia, question_counts
 from mmgauge.benchmarks.mmbench.compare import compare_mmbench
-from mmgauge.comparison.m3gia import compare_m3gia
 from mmgauge.comparison.outcomes import mmbench_outcomes
 from mmgauge.parts.metric_rows import CompareSettings
 from mmgauge.parts.outcomes import Outcomes
-from mmgauge.scoring.m3gia_gia import QUESTION_TYPE_TO_COLUMN, compute_gia, question_counts
 from mmgauge.scoring.mmbench import score_columns
 
 

@@ -30,8 +30,8 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
-    from mmgauge.scoring.m3gia_gia import FloatArray
-    from mmgauge.scoring.m3gia_gia_models import HumanStats
+    from mmgauge.benchmarks.m3gia.gia import FloatArray
+    from mmgauge.benchmarks.m3gia.gia_models import HumanStats
 
 
 def read_csv(path: Path) -> pd.DataFrame:
@@ -214,8 +214,8 @@ def counts_from_csv(path: Path, language: str, ignore: list[str]) -> CountColumn
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
+    from mmgauge.benchmarks.m3gia.gia import load_published_model, question_counts
     from mmgauge.datasources.arrow_numpy import to_numpy
-    from mmgauge.scoring.m3gia_gia import load_published_model, question_counts
 
     if not path.is_file() or is_workbook(path):
         return None
@@ -281,8 +281,8 @@ def human_stats_from_table(table: pd.DataFrame, source: str) -> HumanStats:
             raise UserError(
                 "human statistics table needs columns column, mean, sd", file=source, field=needed
             )
-    from mmgauge.scoring.m3gia_gia import check_statistics
-    from mmgauge.scoring.m3gia_gia_models import HumanStats
+    from mmgauge.benchmarks.m3gia.gia import check_statistics
+    from mmgauge.benchmarks.m3gia.gia_models import HumanStats
 
     means: dict[str, float] = {}
     sds: dict[str, float] = {}

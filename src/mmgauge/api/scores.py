@@ -13,10 +13,10 @@ from mmgauge.core.errors import UserError
 if TYPE_CHECKING:
     import pandas as pd
 
+    from mmgauge.benchmarks.m3gia.gia import GiaResult, GiaScores
     from mmgauge.extraction.judge import Judge
     from mmgauge.general_level.runs import RunCoverage
     from mmgauge.scoring.general_level import LevelReport, ResultTable, TaskRow
-    from mmgauge.scoring.m3gia_gia import GiaResult, GiaScores
     from mmgauge.scoring.mmbench import MMBenchResult
     from mmgauge.scoring.mme import MMEResult
 
@@ -132,7 +132,7 @@ def m3gia_gia_scores(
         read_csv,
         split_names,
     )
-    from mmgauge.scoring import m3gia_gia as gia
+    from mmgauge.benchmarks.m3gia import gia
 
     code = gia.normalise_language(language)
     source = str(counts) if isinstance(counts, str | Path) else "counts"

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mmgauge.benchmarks.m3gia.languages import LANGUAGES, language_name
 from mmgauge.core.errors import UserError
 from mmgauge.core.jsonlines import read_json_objects
-from mmgauge.datasources.m3gia_languages import LANGUAGES, language_name
 
 #: lmms-eval's MME metric keys (the first one misspelled in lmms-eval itself).
 MME_ENTRIES = ("mme_percetion_score", "mme_perception_score", "mme_cognition_score")

@@ -7,9 +7,8 @@ follows the benchmark's own scoring:
 - MMBench: a question group (key `g_index`), right under CircularEval (`circular`) and on its first copy
   (`vanilla`), labelled by L2 ability and category. Groups are built exactly as `scoring.mmbench` builds
   them: a group without an answer key or with a failed request is not scored.
-- M3GIA: a question (key `language/question_id`), its share of right rounds (0 or 1 with one round).
-- Any other benchmark without an `outcomes_builder` hook (MME's: `benchmarks/mme/outcomes.py`): a (sample,
-  round) with the benchmark's own right/wrong verdict.
+- Any other benchmark without an `outcomes_builder` hook (MME's: `benchmarks/mme/outcomes.py`, M3GIA's:
+  `benchmarks/m3gia/outcomes.py`): a (sample, round) with the benchmark's own right/wrong verdict.
 
 Failed requests are never items: pairing is on what both runs answered.
 """
@@ -82,27 +81,7 @@ def mmbench_from_answers(answers: Sequence[Answer]) -> Outcomes:
     )
 
 
-# -- M3GIA and the rest ------------------------------------------------------------------------------------
-
-
-def m3gia_from_answers(answers: Sequence[Answer]) -> Outcomes:
-    """Per question: its share of right rounds over the rounds answered."""
-    right: dict[str, list[float]] = {}
-    info: dict[str, tuple[str, str, str]] = {}
-    for a in answers:
-        if a.failed:
-            continue
-        key = f"{a.metadata['language']}/{a.metadata['question_id']}"
-        right.setdefault(key, []).append(1.0 if a.correct is True else 0.0)
-        info[key] = (str(a.metadata["language"]), str(a.metadata["question_type"]), str(a.target or ""))
-    keys = list(right)
-    return Outcomes(
-        benchmark="m3gia", item="question", keys=objects(keys), truth=objects([info[k][2] for k in keys]),
-        labels={"language": objects([info[k][0] for k in keys]),
-                "type": objects([info[k][1] for k in keys])},
-        values={"right": np.array([float(np.mean(right[k])) for k in keys], dtype=np.float64)},
-        rounds=max((len(v) for v in right.values()), default=1),
-    )
+# -- The rest ------------------------------------------------------------------------------------------
 
 
 def generic_from_answers(benchmark: str, answers: Sequence[Answer]) -> Outcomes:

@@ -19,12 +19,12 @@ from collections import Counter
 import numpy as np
 import numpy.typing as npt
 
+from mmgauge.benchmarks.m3gia.scoring import TYPES
 from mmgauge.core.errors import UserError
 from mmgauge.core.ordered_sum import ordered_matmul
 from mmgauge.parts.floors import newcombe_sum
 from mmgauge.parts.metric_rows import CompareSettings, MetricRow, accuracy_row, bootstrap_row
 from mmgauge.parts.outcomes import FloatArray, Outcomes
-from mmgauge.scoring.m3gia import TYPES
 from mmgauge.stats.bootstrap import Statistic, sum_of_group_means
 
 BENCHMARK = "m3gia"
@@ -45,8 +45,8 @@ def gia_weights(language: str, types: npt.ArrayLike) -> tuple[FloatArray, float]
     """Per question, the weight its right answer adds to the GIA, and the GIA of all answers wrong; None when
     the questions are not every question of the language once (the published model scores full counts
     only) or the language has no published model."""
-    from mmgauge.scoring.m3gia_gia import QUESTION_TYPE_TO_COLUMN, normalise_language, question_counts
-    from mmgauge.scoring.m3gia_gia_interval import gia_linear_form
+    from mmgauge.benchmarks.m3gia.gia import QUESTION_TYPE_TO_COLUMN, normalise_language, question_counts
+    from mmgauge.benchmarks.m3gia.gia_interval import gia_linear_form
 
     try:
         code = normalise_language(language)

@@ -5,7 +5,7 @@
 name where the file has a column of them (headed model or name, or the release workbook's unnamed last column:
 `mmgauge.api.inputs`), else null; the text output starts each row with that name, or else `row N`. ``gia`` is
 always the official score (raw counts into the published model), the standardised scale adds
-``gia_standardised``, ``factors_standardised`` and ``human_percentile`` (see ``mmgauge.scoring.m3gia_gia``).
+``gia_standardised``, ``factors_standardised`` and ``human_percentile`` (see ``mmgauge.benchmarks.m3gia.gia``).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def gia_command(
 ) -> None:
     """Compute the GIA (and normalised GIA) for each row of a counts file."""
     from mmgauge.api.scores import m3gia_gia_scores
-    from mmgauge.textformat.m3gia_gia_text import json_bytes, text_bytes
+    from mmgauge.benchmarks.m3gia.gia_text import json_bytes, text_bytes
 
     scores = m3gia_gia_scores(counts, language, scale=scale.value, human_stats=human_stats,
                               ignore=ignore or [])

@@ -84,7 +84,7 @@ def awkward_counts_csv(path: Path, rows: int) -> Path:
     of all zeros and of every maximum, and repeated rows."""
     import random
 
-    from mmgauge.scoring.m3gia_gia import load_published_model, question_counts
+    from mmgauge.benchmarks.m3gia.gia import load_published_model, question_counts
 
     rng = random.Random(7)
     indicators = list(load_published_model("en").indicators)
@@ -105,7 +105,7 @@ def test_csv_counts_print_the_reference_json(cli: Any, tmp_path: Path, scale: st
     """The column-wise path (pyarrow reading, arrow-joined JSON) prints what the row-wise reference prints:
     pandas reading, `counts_matrix`, a `GiaResult` dumped by json.dumps."""
     from mmgauge.api.inputs import human_stats_from_table, read_counts, read_csv
-    from mmgauge.scoring.m3gia_gia import compute_gia, load_published_model
+    from mmgauge.benchmarks.m3gia.gia import compute_gia, load_published_model
 
     path = awkward_counts_csv(tmp_path / "counts.csv", 60)
     indicators = load_published_model("en").indicators
