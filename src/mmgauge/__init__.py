@@ -35,7 +35,7 @@ _EXPORTS = {
     "score_mme": "mmgauge.api.scores",
     "score_mmbench": "mmgauge.api.scores",
     "score_mmbench_async": "mmgauge.api.scores",
-    "m3gia_gia": "mmgauge.api.scores",
+    "m3gia_gia": "mmgauge.benchmarks.m3gia.gia_scores",
     "general_level": "mmgauge.api.scores",
     "export_table": "mmgauge.api.export",
     "log_wandb": "mmgauge.api.wandb_log",

@@ -87,6 +87,10 @@ class Benchmark(ABC, Generic[OptionsT, ResultT]):
     tidy_rows: ClassVar[str | None] = None
     #: A command-line function mounted as `mmgauge score <name>` (its parameters become the options).
     score_command: ClassVar[str | None] = None
+    #: Old spellings of `score <name>`, still accepted (hidden) with a note naming the new one.
+    command_aliases: ClassVar[tuple[str, ...]] = ()
+    #: Its own answer files, which `replay:` reads: an `AnswerFiles` object (`backends/replay_formats.py`).
+    answer_files: ClassVar[str | None] = None
     #: Whether a run with no --bench evaluates it (on its built-in sample).
     in_default_run: ClassVar[bool] = False
     #: Where it comes among benchmarks in comparisons and displays (then by name).

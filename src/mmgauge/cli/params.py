@@ -12,30 +12,12 @@ import inspect
 import types
 import typing
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Union
 
-
-@dataclass(frozen=True)
-class Arg:
-    """A positional argument; `settings` go to `typer.Argument`."""
-
-    settings: dict[str, Any] = field(default_factory=dict)
-
-    def __init__(self, **settings: Any) -> None:
-        object.__setattr__(self, "settings", settings)
-
-
-@dataclass(frozen=True)
-class Opt:
-    """An option named by `decls` (``"--json"``, ``"-s"``); `settings` go to `typer.Option`."""
-
-    decls: tuple[str, ...]
-    settings: dict[str, Any] = field(default_factory=dict)
-
-    def __init__(self, *decls: str, **settings: Any) -> None:
-        object.__setattr__(self, "decls", decls)
-        object.__setattr__(self, "settings", settings)
+# Declared below the benchmarks, so that a benchmark's `score_command` declares its parameters too.
+from mmgauge.core.command_params import Arg as Arg
+from mmgauge.core.command_params import Opt as Opt
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mmgauge.api.inputs import counts_from_csv, read_counts
-from mmgauge.api.scores import m3gia_gia_scores
+from mmgauge.benchmarks.m3gia.counts import counts_from_csv, read_counts
+from mmgauge.benchmarks.m3gia.gia_scores import m3gia_gia_scores
 from mmgauge.benchmarks.m3gia import gia_text as text
 from mmgauge.benchmarks.m3gia.gia import (
     SCORE_BLOCK_ROWS,

@@ -70,13 +70,14 @@ class M3GIABenchmark(Benchmark[M3GIAOptions, M3GIAResult]):
     prompt_presets: ClassVar[PresetTable | None] = PROMPTS
     title: ClassVar[str] = "M3GIA"
     vlmevalkit_names: ClassVar[tuple[str, ...]] = ()
-    # Temporary: these hooks still name the modules the pieces lived in before benchmarks were packages.
     report_section: ClassVar[str | None] = "mmgauge.benchmarks.m3gia.report:SECTION"
     comparer: ClassVar[str | None] = "mmgauge.benchmarks.m3gia.compare:compare_m3gia"
     outcomes_builder: ClassVar[str | None] = "mmgauge.benchmarks.m3gia.outcomes:from_answers"
     audit_rules: ClassVar[str | None] = "mmgauge.benchmarks.m3gia.audit:audit"
     tidy_rows: ClassVar[str | None] = "mmgauge.benchmarks.m3gia.tidy:m3gia_rows"
     score_command: ClassVar[str | None] = "mmgauge.benchmarks.m3gia.command:gia_command"
+    command_aliases: ClassVar[tuple[str, ...]] = ("m3gia gia",)
+    answer_files: ClassVar[str | None] = "mmgauge.benchmarks.m3gia.answer_files:ANSWER_FILES"
     in_default_run: ClassVar[bool] = True
     display_order: ClassVar[int] = 2
 
