@@ -133,7 +133,8 @@ class EvalSession:
                 path = bench.sample_data(self.folder.sample_data_dir(name))
             else:
                 # Not resolve(): a hub snapshot's x.parquet would become its extensionless blob.
-                path = loaded_path(resolve_data(name, given))
+                path = loaded_path(resolve_data(name, given, whole_repo=bench.hf_whole_repo,
+                                                own_words=bench.data_words))
             self.progress.status(f"loading {name} data from {path}")
             dataset = bench.load(path)
             dataset = dataset.model_copy(update={"source": str(loaded_path(Path(dataset.source)))})

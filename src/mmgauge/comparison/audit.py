@@ -33,6 +33,15 @@ RULE_UNRESOLVED: dict[str, frozenset[str]] = {
 }
 
 
+def rule_unresolved(benchmark: str) -> frozenset[str] | None:
+    """The methods of the answers no rule of `benchmark` could read; None when it has no judge step."""
+    found = RULE_UNRESOLVED.get(benchmark)
+    if found is None:
+        cls = known_class(benchmark)
+        found = cls.rule_unresolved if cls is not None and cls.rule_unresolved else None
+    return found
+
+
 def _entry(benchmark: str, scored: Sequence[Answer], bounds: list[ScoreBounds]) -> BenchmarkJudgeAudit:
     return audit_entry(benchmark, scored, bounds, RULE_UNRESOLVED[benchmark])
 

@@ -105,8 +105,8 @@ def test_csv_counts_print_the_reference_json(cli: Any, tmp_path: Path, scale: st
     """The column-wise path (pyarrow reading, arrow-joined JSON) prints what the row-wise reference prints:
     pandas reading, `counts_matrix`, a `GiaResult` dumped by json.dumps."""
     from mmgauge.benchmarks.m3gia.counts import human_stats_from_table, read_counts
-    from mmgauge.datasources.text_files import read_csv
     from mmgauge.benchmarks.m3gia.gia import compute_gia, load_published_model
+    from mmgauge.datasources.text_files import read_csv
 
     path = awkward_counts_csv(tmp_path / "counts.csv", 60)
     indicators = load_published_model("en").indicators

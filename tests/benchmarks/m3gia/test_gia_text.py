@@ -12,9 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mmgauge.benchmarks.m3gia.counts import counts_from_csv, read_counts
-from mmgauge.benchmarks.m3gia.gia_scores import m3gia_gia_scores
 from mmgauge.benchmarks.m3gia import gia_text as text
+from mmgauge.benchmarks.m3gia.counts import counts_from_csv, read_counts
 from mmgauge.benchmarks.m3gia.gia import (
     SCORE_BLOCK_ROWS,
     GiaResult,
@@ -26,6 +25,7 @@ from mmgauge.benchmarks.m3gia.gia import (
     percentile_among,
     question_counts,
 )
+from mmgauge.benchmarks.m3gia.gia_scores import m3gia_gia_scores
 from mmgauge.benchmarks.m3gia.gia_text import CHUNK_ROWS, json_bytes, json_chunks, text_bytes
 
 

@@ -5,19 +5,23 @@ hook, for `audit-judge`). What the bounds mean: `comparison/audit.py`."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
 import numpy.typing as npt
 
 from mmgauge.benchmarks.judge_audit import audit_entry
-from mmgauge.extraction.methods import JUDGE, RANDOM, UNRESOLVED
+from mmgauge.benchmarks.m3gia.bench import M3GIABenchmark
 from mmgauge.parts.answers import Answer
 from mmgauge.parts.outcomes import BoolArray
 from mmgauge.store.judge_audit import BenchmarkJudgeAudit, ScoreBounds
 
+if TYPE_CHECKING:  # the judge (sqlite, asyncio, ssl) is loaded by whoever asks it
+    from mmgauge.core.types import Sample, SampleRecord
+    from mmgauge.extraction.judge import Judge
+
 #: The methods of the answers no rule could read: the judge's, unread (counted wrong) and a random letter.
-RULE_UNRESOLVED: Final = frozenset({JUDGE, UNRESOLVED, RANDOM})
+RULE_UNRESOLVED: Final = M3GIABenchmark.rule_unresolved
 
 
 def _accuracy(values: BoolArray, rounds: npt.NDArray[np.int64]) -> float:
@@ -40,3 +44,20 @@ def audit(answers: Sequence[Answer]) -> BenchmarkJudgeAudit:
             decided=len(set(questions[loose].tolist())),
             units=len(set(questions.tolist())), unit_name="questions"))
     return audit_entry("m3gia", scored, bounds, RULE_UNRESOLVED)
+
+
+async def judge_sample(bench: M3GIABenchmark, judge: Judge, sample: Sample, record: SampleRecord, text: str
+                       ) -> str | None:
+    """The judge's reading of a stored answer, against the options in the order that round showed them and
+    mapped back to the original letter, as the run's judge pass reads it."""
+    from mmgauge.benchmarks.m3gia.prompts import question_text
+    from mmgauge.extraction.choice import judge_choice
+    from mmgauge.extraction.options import LETTERS
+
+    order = bench.option_order(sample, record.round)
+    shown = {LETTERS[i]: sample.options[letter] for i, letter in enumerate(order)}
+    hint = str(sample.metadata.get("hint", ""))
+    found = (await judge_choice(judge, question_text(sample.question, hint), shown, text)).answer
+    if found is None:
+        return None
+    return order[LETTERS.index(found)] if found in LETTERS[: len(order)] else found

@@ -32,7 +32,7 @@ from mmgauge.core.baselines import PERCENT, Numbers
 from mmgauge.core.types import AnswerChoice, Extraction, ImageRef, Message, Sample, SampleRecord
 from mmgauge.extraction.choice import judge_choice, random_choice
 from mmgauge.extraction.judge import Judge
-from mmgauge.extraction.methods import UNRESOLVED
+from mmgauge.extraction.methods import JUDGE, RANDOM, UNRESOLVED
 from mmgauge.extraction.options import LETTERS, extract_option, option_letters
 from mmgauge.extraction.reasoning import marked_like, text_read
 
@@ -70,10 +70,19 @@ class M3GIABenchmark(Benchmark[M3GIAOptions, M3GIAResult]):
     prompt_presets: ClassVar[PresetTable | None] = PROMPTS
     title: ClassVar[str] = "M3GIA"
     vlmevalkit_names: ClassVar[tuple[str, ...]] = ()
+    # The loader takes the hub snapshot with all six languages, and `hf` (the default hub cache) itself.
+    hf_whole_repo: ClassVar[bool] = True
+    data_words: ClassVar[tuple[str, ...]] = ("hf",)
     report_section: ClassVar[str | None] = "mmgauge.benchmarks.m3gia.report:SECTION"
     comparer: ClassVar[str | None] = "mmgauge.benchmarks.m3gia.compare:compare_m3gia"
+    significance_measures: ClassVar[tuple[tuple[str, tuple[str, str]], ...]] = (
+        ("M3GIA accuracy %", ("accuracy", "mean of languages")),
+    )
+    significance_row: ClassVar[str | None] = "mmgauge.benchmarks.m3gia.compare:significance_row"
     outcomes_builder: ClassVar[str | None] = "mmgauge.benchmarks.m3gia.outcomes:from_answers"
     audit_rules: ClassVar[str | None] = "mmgauge.benchmarks.m3gia.audit:audit"
+    sample_judge: ClassVar[str | None] = "mmgauge.benchmarks.m3gia.audit:judge_sample"
+    rule_unresolved: ClassVar[frozenset[str]] = frozenset({JUDGE, UNRESOLVED, RANDOM})
     tidy_rows: ClassVar[str | None] = "mmgauge.benchmarks.m3gia.tidy:m3gia_rows"
     score_command: ClassVar[str | None] = "mmgauge.benchmarks.m3gia.command:gia_command"
     command_aliases: ClassVar[tuple[str, ...]] = ("m3gia gia",)

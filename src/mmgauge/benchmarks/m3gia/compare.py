@@ -15,6 +15,7 @@ narrower than the MOVER floor of their parts' Newcombe intervals (`floors.py`).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -115,3 +116,15 @@ def compare_m3gia(a: Outcomes, b: Outcomes, settings: CompareSettings) -> list[M
             if sub.any():
                 rows.append(_accuracy(f"{name} · {kind}", ar[sub], br[sub], rounds, settings, headline=False))
     return rows
+
+
+def significance_row(measure: str, rows: Sequence[MetricRow]) -> MetricRow | None:
+    """The report leaderboard's GIA columns (`M3GIA GIA <language>`), and its accuracy column with one
+    language (that language's accuracy is the mean), among two runs' compared rows."""
+    if measure.startswith("M3GIA GIA "):
+        language = measure.removeprefix("M3GIA GIA ")
+        return next((row for row in rows if row.metric == "GIA" and row.breakdown == language), None)
+    if measure == "M3GIA accuracy %":
+        single = [row for row in rows if row.metric == "accuracy" and row.headline]
+        return single[0] if len(single) == 1 else None
+    return None
