@@ -224,16 +224,12 @@ NAMES_A_BENCHMARK_EXCEPTIONS: frozenset[str] = frozenset({
     "mmgauge.cli.mme",
     "mmgauge.comparison.agreement",
     "mmgauge.comparison.audit",
-    "mmgauge.benchmarks.m3gia.compare",
     "mmgauge.comparison.outcomes",
     "mmgauge.comparison.sources",
     "mmgauge.datasources.locate",
-    "mmgauge.benchmarks.m3gia.report",
     "mmgauge.report.significance",
-    "mmgauge.benchmarks.m3gia.gia",
     "mmgauge.scoring.mme",
     "mmgauge.testing.oracle",
-    "mmgauge.benchmarks.m3gia.gia_text",
 })
 
 

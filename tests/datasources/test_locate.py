@@ -151,9 +151,11 @@ def test_m3gia_gets_the_whole_snapshot(tmp_path: Path) -> None:
     snapshot = write_hub_dataset(tmp_path, "Songweii/M3GIA", files)
     from mmgauge.benchmarks.m3gia.bench import M3GIABenchmark as M3GIA
 
-    hooks = {"whole_repo": M3GIA.hf_whole_repo, "own_words": M3GIA.data_words}
-    assert resolve_data("m3gia", "hf:Songweii/M3GIA", env={"HF_HUB_CACHE": str(tmp_path)}, **hooks) == snapshot
-    assert resolve_data("m3gia", "hf", env={}, **hooks) == Path("hf")  # the M3GIA loader's own word, unchanged
+    whole, words = M3GIA.hf_whole_repo, M3GIA.data_words
+    env = {"HF_HUB_CACHE": str(tmp_path)}
+    assert resolve_data("m3gia", "hf:Songweii/M3GIA", env=env, whole_repo=whole, own_words=words) == snapshot
+    # The M3GIA loader's own word, unchanged.
+    assert resolve_data("m3gia", "hf", env={}, whole_repo=whole, own_words=words) == Path("hf")
 
 
 def test_spec_grammar() -> None:
