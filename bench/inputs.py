@@ -164,7 +164,7 @@ def write_mme_folder(folder: Path, copies: int, seed: int = 0) -> int:
 
 
 def write_m3gia_counts(path: Path, rows: int, seed: int = 0) -> None:
-    from mmgauge.scoring.m3gia_gia import load_published_model, question_counts
+    from mmgauge.benchmarks.m3gia.gia import load_published_model, question_counts
 
     rng = random.Random(seed)
     indicators = load_published_model("en").indicators

@@ -227,16 +227,12 @@ NAMES_A_BENCHMARK_EXCEPTIONS: frozenset[str] = frozenset({
     "mmgauge.cli.mme",
     "mmgauge.comparison.agreement",
     "mmgauge.comparison.audit",
-    "mmgauge.comparison.m3gia",
     "mmgauge.comparison.outcomes",
     "mmgauge.comparison.sources",
     "mmgauge.datasources.locate",
-    "mmgauge.report.sections.m3gia",
     "mmgauge.report.significance",
-    "mmgauge.scoring.m3gia_gia",
     "mmgauge.scoring.mme",
     "mmgauge.testing.oracle",
-    "mmgauge.textformat.m3gia_gia_text",
 })
 
 

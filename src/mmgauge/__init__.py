@@ -34,7 +34,6 @@ _EXPORTS = {
     "load_run": "mmgauge.api.runs",
     "Run": "mmgauge.api.runs",
     "score_mme": "mmgauge.api.scores",
-    "m3gia_gia": "mmgauge.api.scores",
     "general_level": "mmgauge.api.scores",
     "export_table": "mmgauge.api.export",
     "log_wandb": "mmgauge.api.wandb_log",

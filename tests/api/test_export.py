@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 from mmgauge import export_table, load_run
+from mmgauge.benchmarks.m3gia.scoring import M3GIAResult
 from mmgauge.benchmarks.mmbench.scoring import MMBenchResult
 from mmgauge.core.errors import UserError
-from mmgauge.scoring.m3gia import M3GIAResult
 from mmgauge.scoring.mme import MMEResult
 from mmgauge.stats.proportion import Interval
 
@@ -130,8 +130,8 @@ def test_m3gia_rows_per_language_and_mean(mock_runs: dict[str, Path], key: str) 
 
 
 def test_m3gia_gia_and_round_sd_rows() -> None:
-    from mmgauge.scoring.m3gia import Gia, LanguageScores, Stat
-    from mmgauge.tidy.builtin import m3gia_rows
+    from mmgauge.benchmarks.m3gia.scoring import Gia, LanguageScores, Stat
+    from mmgauge.benchmarks.m3gia.tidy import m3gia_rows
 
     def stat(*values: float) -> Stat:
         import statistics

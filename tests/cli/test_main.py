@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from mmgauge.scoring.m3gia_gia import load_published_model
+from mmgauge.benchmarks.m3gia.gia import load_published_model
 from mmgauge.testing.toy import write_toy_data
 
 

@@ -22,7 +22,7 @@ def test_a_score_command_imports_only_its_own_command_module(tmp_path: Path) -> 
     code = ("import sys\nfrom mmgauge.cli.main import main\ntry:\n    main(sys.argv[1:])\n"
             "except SystemExit as stop:\n"
             "    others = sorted(m for m in sys.modules if m.startswith('mmgauge.cli.') and m not in (\n"
-            "        'mmgauge.cli.m3gia', 'mmgauge.cli.main', 'mmgauge.cli.tree', 'mmgauge.cli.commands',\n"
+            "        'mmgauge.cli.main', 'mmgauge.cli.tree', 'mmgauge.cli.commands',\n"
             "        'mmgauge.cli.params', 'mmgauge.cli.help_format', 'mmgauge.cli.log_level',\n"
             "        'mmgauge.cli.logs', 'mmgauge.cli.signals', 'mmgauge.cli.json_output'))\n"
             "    sys.stderr.write(f'exit {stop.code} others {others}')")

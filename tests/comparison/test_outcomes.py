@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mmgauge.comparison.m3gia import compare_m3gia
+from mmgauge.benchmarks.m3gia.compare import compare_m3gia
+from mmgauge.benchmarks.m3gia.gia import QUESTION_TYPE_TO_COLUMN, compute_gia, question_counts
 from mmgauge.parts.metric_rows import CompareSettings
 from mmgauge.parts.outcomes import Outcomes
-from mmgauge.scoring.m3gia_gia import QUESTION_TYPE_TO_COLUMN, compute_gia, question_counts
 
 
 def _objects(values: list[str]) -> np.ndarray:

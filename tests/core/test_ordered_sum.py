@@ -30,7 +30,7 @@ def test_ordered_product_is_the_matrix_product_summed_in_index_order() -> None:
 
 
 def counts_csv(path: Path, rows: int) -> Path:
-    from mmgauge.scoring.m3gia_gia import load_published_model, question_counts
+    from mmgauge.benchmarks.m3gia.gia import load_published_model, question_counts
 
     indicators = list(load_published_model("en").indicators)
     maxima = question_counts("en")

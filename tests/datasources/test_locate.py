@@ -157,8 +157,13 @@ def test_absent_dataset_lists_every_place_looked(tmp_path: Path) -> None:
 def test_m3gia_gets_the_whole_snapshot(tmp_path: Path) -> None:
     files = {f"{lang}_v1.parquet": parquet_bytes(small(lang)) for lang in ("english", "chinese")}
     snapshot = write_hub_dataset(tmp_path, "Songweii/M3GIA", files)
-    assert resolve_data("m3gia", "hf:Songweii/M3GIA", env={"HF_HUB_CACHE": str(tmp_path)}) == snapshot
-    assert resolve_data("m3gia", "hf", env={}) == Path("hf")  # the M3GIA loader's own word, unchanged
+    from mmgauge.benchmarks.m3gia.bench import M3GIABenchmark as M3GIA
+
+    whole, words = M3GIA.hf_whole_repo, M3GIA.data_words
+    env = {"HF_HUB_CACHE": str(tmp_path)}
+    assert resolve_data("m3gia", "hf:Songweii/M3GIA", env=env, whole_repo=whole, own_words=words) == snapshot
+    # The M3GIA loader's own word, unchanged.
+    assert resolve_data("m3gia", "hf", env={}, whole_repo=whole, own_words=words) == Path("hf")
 
 
 def test_spec_grammar() -> None:

@@ -91,9 +91,9 @@ def test_browser_shows_every_image_of_a_sample(runs: tuple[Path, Path]) -> None:
 
 def test_m3gia_cards_show_the_gia_interval_with_its_n() -> None:
     from mmgauge.benchmarks.m3gia.data import answer_table, factor_table
+    from mmgauge.benchmarks.m3gia.report import _cards
+    from mmgauge.benchmarks.m3gia.scoring import Item, score_items
     from mmgauge.parts.report.views import BenchView
-    from mmgauge.report.sections.m3gia import _cards
-    from mmgauge.scoring.m3gia import Item, score_items
 
     truths, factors = answer_table("english"), factor_table("english")
     result = score_items([Item("english", qid, truth.question_type, factors.get(qid, ()), 0,

@@ -1,4 +1,4 @@
-"""Scoring files produced elsewhere, without a model: MME answers, M3GIA counts, General-Level results. Each
+"""Scoring files produced elsewhere, without a model: MME answers, General-Level results. Each
 is what the matching `mmgauge score ...` command computes. A benchmark's own scorers of other toolkits' files
 come from its `library_functions` hook (see `mmgauge/__init__.py`)."""
 
@@ -12,11 +12,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from mmgauge.core.errors import UserError
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from mmgauge.general_level.runs import RunCoverage
     from mmgauge.scoring.general_level import LevelReport, ResultTable, TaskRow
-    from mmgauge.scoring.m3gia_gia import GiaResult, GiaScores
     from mmgauge.scoring.mme import MMEResult
 
 
@@ -34,79 +31,6 @@ def score_mme(source: str | Path, parser: str | None = None, *, notes: list[str]
         raise UserError(f"unknown parser '{parser}'; choose one of: {', '.join(PARSERS)}", field="--parser")
     columns, label = load_columns(Path(source), parser, notes)
     return score_mme_columns(columns, parser=label)
-
-
-def m3gia_gia(
-    counts: str | Path | pd.DataFrame,
-    language: str,
-    *,
-    scale: Literal["official", "standardised"] = "official",
-    human_stats: str | Path | None = None,
-    ignore: Sequence[str] = (),
-) -> GiaResult:
-    """M3GIA's GIA for each row of per-type counts of right answers: a CSV, the release's count workbook
-    (`MLLMs_acc_<lang>_score.xlsx`, read as its `GIA_<Lang>.R` reads it) or a DataFrame."""
-    return m3gia_gia_scores(counts, language, scale=scale, human_stats=human_stats, ignore=ignore).result()
-
-
-def m3gia_gia_scores(
-    counts: str | Path | pd.DataFrame,
-    language: str,
-    *,
-    scale: Literal["official", "standardised"] = "official",
-    human_stats: str | Path | None = None,
-    ignore: Sequence[str] = (),
-) -> GiaScores:
-    """`m3gia_gia` in column form (for large tables: no object per row)."""
-    from dataclasses import replace
-
-    from mmgauge.api.inputs import (
-        counts_from_csv,
-        human_stats_from_table,
-        name_column,
-        read_counts,
-        read_csv,
-        split_names,
-    )
-    from mmgauge.scoring import m3gia_gia as gia
-
-    code = gia.normalise_language(language)
-    source = str(counts) if isinstance(counts, str | Path) else "counts"
-    matrix: gia.FloatArray | gia.RowBlocks | None = None
-    names: list[str | None] | None = None
-    if isinstance(counts, str | Path):
-        read = counts_from_csv(Path(counts), code, list(ignore))
-        matrix, names = read, None if read is None else read.names
-    table = None
-    lines: list[int] | None = None
-    if matrix is None:
-        if isinstance(counts, str | Path):
-            table, names = read_counts(Path(counts), gia.load_published_model(code).indicators, list(ignore))
-            lines = [int(label) + 2 for label in table.index]  # the header is line 1 (sheet row 1)
-        else:
-            missing = [column for column in ignore if column not in counts.columns]
-            if missing:
-                raise UserError("--ignore names a column the table does not have", file=source,
-                                field=missing[0])
-            table = counts.drop(columns=list(ignore))
-            positions = range(1, len(table) + 1)  # as `counts_matrix` names a DataFrame's rows
-            table, names = split_names(table, name_column(table, source), positions, source)
-        if table.empty:
-            raise UserError("no rows: expected one row of counts per model", file=source)
-    stats = None
-    if human_stats is not None:
-        stats = human_stats_from_table(read_csv(Path(human_stats)), str(human_stats))
-        for column in gia.load_published_model(code).indicators:
-            if column not in stats.mean:
-                raise UserError("human statistics lack this column", file=str(human_stats), field=column)
-    try:
-        if matrix is None:
-            assert table is not None
-            matrix = gia.counts_matrix(table, code, lines)
-        scores = gia.gia_scores(matrix, code, scale=scale, human_stats=stats)
-    except UserError as problem:
-        raise UserError(problem.message, file=source, line=problem.line, field=problem.field) from problem
-    return scores if names is None else replace(scores, names=names)
 
 
 @dataclass

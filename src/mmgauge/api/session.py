@@ -133,7 +133,8 @@ class EvalSession:
                 path = bench.sample_data(self.folder.sample_data_dir(name))
             else:
                 # Not resolve(): a hub snapshot's x.parquet would become its extensionless blob.
-                path = loaded_path(resolve_data(name, given, vlmevalkit=vlmevalkit_names(name)))
+                path = loaded_path(resolve_data(name, given, vlmevalkit=vlmevalkit_names(name),
+                                                whole_repo=bench.hf_whole_repo, own_words=bench.data_words))
             self.progress.status(f"loading {name} data from {path}")
             dataset = bench.load(path)
             dataset = dataset.model_copy(update={"source": str(loaded_path(Path(dataset.source)))})
@@ -151,6 +152,7 @@ class EvalSession:
             "concurrency": request.concurrency, "batch_size": request.batch_size,
             "timeout_s": request.timeout, "max_retries": request.max_retries,
             "accept_empty": request.accept_empty or None, "cache_namespace": request.cache_namespace,
+            "answer_files": _answer_files(request.benchmarks) or None,
         }.items() if value is not None}
 
     def _backend(self) -> tuple[ModelSpec, Backend]:
@@ -229,6 +231,14 @@ def _entry(run: BenchmarkRun) -> DatasetEntry:
         samples=len(run.dataset.samples), expected=len(run.dataset.samples) * bench.options.rounds,
         options=bench.options.model_dump(mode="json"), builtin_sample=run.builtin_sample,
     )
+
+
+def _answer_files(names: list[str] | None) -> tuple[str, ...]:
+    """The `answer_files` hooks of the benchmarks run (all when none are named), for `replay:`."""
+    from mmgauge.benchmarks.registry import benchmark_names, known_class
+
+    classes = [known_class(name) for name in names or benchmark_names()]
+    return tuple(cls.answer_files for cls in classes if cls is not None and cls.answer_files is not None)
 
 
 def _same_host_key(model: ModelSpec, judge: ModelSpec, backend: Backend) -> tuple[ModelSpec, Backend]:

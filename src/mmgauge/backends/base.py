@@ -45,6 +45,9 @@ class BackendSettings(BaseModel):
     #: HTTP backends: part of the model fingerprint (so of every cache key). Names what an endpoint cannot
     #: show, e.g. a new checkpoint served under the old name and path.
     cache_namespace: str | None = None
+    #: `replay:`: the benchmarks' own answer files it also reads, as their `answer_files` hooks name them
+    #: ("module:attribute"); a run gives those of the benchmarks it runs.
+    answer_files: tuple[str, ...] = ()
 
 
 class Request(BaseModel):

@@ -2,27 +2,21 @@
 
 The file is looked up by sample id: another run (its folder, or a file of its records), or a TSV/XLSX/CSV/
 JSONL with columns `index` (or `id`/`sample_id`) and `prediction`, as other toolkits write them; lmms-eval's
-`--log_samples` JSONL (MMBench, MME) and M3GIA's answer files (`<language>.jsonl`, or their folder) are
-read as `replay_formats` describes. A sample with no prediction in the file comes back as a failed request,
-never as an empty answer.
+`--log_samples` JSONL (MMBench, MME) and a benchmark's own answer files (its `answer_files` hook: a file, or
+their folder) are read as `replay_formats` describes. A sample with no prediction in the file comes back as a
+failed request, never as an empty answer.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from mmgauge.backends.base import Backend, BackendSettings, Request
-from mmgauge.backends.replay_formats import (
-    is_lmms_eval_line,
-    is_m3gia_answer,
-    json_lines,
-    lmms_eval_answers,
-    m3gia_answers,
-    m3gia_folder,
-)
+from mmgauge.backends.replay_formats import AnswerFiles, is_lmms_eval_line, json_lines, lmms_eval_answers
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import ModelResponse, ModelSpec, SampleRecord
 from mmgauge.datasources.spreadsheets import read_sheet
@@ -32,14 +26,24 @@ from mmgauge.store.runlog import read_records
 ID_COLUMNS = ("sample_id", "index", "id")
 
 
-def read_predictions(path: Path) -> dict[str, str]:
+def answer_files(hooks: Sequence[str]) -> list[AnswerFiles]:
+    """The objects the benchmarks' `answer_files` hooks name ("module:attribute"), imported now."""
+    found = []
+    for hook in hooks:
+        module, _, name = hook.partition(":")
+        found.append(getattr(importlib.import_module(module), name))
+    return found
+
+
+def read_predictions(path: Path, formats: Sequence[AnswerFiles] = ()) -> dict[str, str]:
+    """Sample id -> answer text of a predictions file or folder (`formats`: benchmarks' own answer files)."""
     if path.is_dir():
-        return _read_folder(path)
+        return _read_folder(path, formats)
     if not path.is_file():
         raise UserError("predictions file not found", file=str(path))
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
-        return _read_jsonl(path)
+        return _read_jsonl(path, formats)
     import pandas as pd
 
     if suffix in (".xlsx", ".xls"):
@@ -55,18 +59,24 @@ def read_predictions(path: Path) -> dict[str, str]:
     return dict(zip(frame[id_column].astype(str), frame["prediction"].astype(str), strict=True))
 
 
-def _read_folder(path: Path) -> dict[str, str]:
-    """A run folder (its logged answers) or an M3GIA answers folder (`<language>.jsonl` files)."""
+def _read_folder(path: Path, formats: Sequence[AnswerFiles]) -> dict[str, str]:
+    """A run folder (its logged answers) or a folder of a benchmark's own answer files."""
     folder = RunFolder(path)
     if folder.has_records():
         return _answers(folder.raw_records().values())
-    files = m3gia_folder(path)
-    if not files:
-        raise UserError("neither a run folder nor M3GIA answers (<language>.jsonl)", file=str(path))
-    answers: dict[str, str] = {}
-    for file in files:
-        answers.update(m3gia_answers(json_lines(file), file))
-    return answers
+    for kind in formats:
+        files = kind.folder_files(path)
+        if files:
+            answers: dict[str, str] = {}
+            for file in files:
+                answers.update(kind.answers(json_lines(file), file))
+            return answers
+    raise UserError(" nor ".join(["neither a run folder", *(kind.description for kind in formats)])
+                    if formats else "not a run folder", file=str(path))
+
+
+def _folder_files(path: Path, formats: Sequence[AnswerFiles]) -> list[Path]:
+    return next((files for kind in formats if (files := kind.folder_files(path))), [])
 
 
 def _answers(records: Iterable[SampleRecord]) -> dict[str, str]:
@@ -74,13 +84,13 @@ def _answers(records: Iterable[SampleRecord]) -> dict[str, str]:
     return {r.sample_id: r.response.text for r in records if r.response.ok and r.response.text is not None}
 
 
-def _fingerprint(path: Path, answers: dict[str, str]) -> str:
+def _fingerprint(path: Path, answers: dict[str, str], formats: Sequence[AnswerFiles]) -> str:
     digest = hashlib.sha256()
     if path.is_dir() and RunFolder(path).has_records():
         # Another run: what it answered (its log also holds timings and failures that change nothing).
         digest.update(json.dumps(sorted(answers.items()), ensure_ascii=False).encode("utf-8"))
         return digest.hexdigest()
-    files = [path] if path.is_file() else m3gia_folder(path)
+    files = [path] if path.is_file() else _folder_files(path, formats)
     for file in files:  # one file: its bytes alone, as before folders were accepted
         named = file.name.encode() + b"\0" if path.is_dir() else b""
         digest.update(named + file.read_bytes())
@@ -97,14 +107,15 @@ def _is_record_file(path: Path) -> bool:
     return isinstance(row, dict) and "response" in row and "sample_id" in row
 
 
-def _read_jsonl(path: Path) -> dict[str, str]:
+def _read_jsonl(path: Path, formats: Sequence[AnswerFiles]) -> dict[str, str]:
     if _is_record_file(path):  # another run's record log: read as the run folder reads it
         return _answers(read_records(path))
     lines = json_lines(path)
     if lines and is_lmms_eval_line(lines[0][1]):
         return lmms_eval_answers(lines, str(path))
-    if lines and is_m3gia_answer(lines[0][1]):
-        return m3gia_answers(lines, path)
+    for kind in formats:
+        if lines and kind.is_line(lines[0][1]):
+            return kind.answers(lines, path)
     answers: dict[str, str] = {}
     for number, row in lines:
         key = next((c for c in ID_COLUMNS if c in row), None)
@@ -120,14 +131,14 @@ class ReplayBackend(Backend):
     batch_size = 1024
     cacheable = False
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, formats: Sequence[AnswerFiles] = ()) -> None:
         self.path = path
-        self.answers = read_predictions(path)
-        self._fingerprint = "replay:" + _fingerprint(path, self.answers)
+        self.answers = read_predictions(path, formats)
+        self._fingerprint = "replay:" + _fingerprint(path, self.answers, formats)
 
     @classmethod
     def from_spec(cls, spec: ModelSpec, settings: BackendSettings) -> ReplayBackend:
-        return cls(Path(spec.path or ""))
+        return cls(Path(spec.path or ""), answer_files(settings.answer_files))
 
     def fingerprint(self) -> str:
         return self._fingerprint

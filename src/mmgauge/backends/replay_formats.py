@@ -6,11 +6,8 @@
   (`mme_percetion_score` / `mme_cognition_score`, spelled so by lmms-eval) carries `question_id`
   (`<subtask>/<image>`, shared by an image's two questions) and `category`; taken in `doc_id` order, the n-th
   document of an image is mmgauge's `<subtask>/<image>/q<n>`, as the dataset rows are.
-- M3GIA's answer files (`inference_only.py`: `<answers dir>/<model>/<language>.jsonl`), one object per
-  question with `question_id`, `question_type`, `prompt`, `response` (the model's text), `prediction` (the
-  release's parsed letter, ignored: mmgauge reads the response itself), `answer_id`, `model_id`, and in the
-  example output `round_id`. The language comes from the file name; sample ids are `<language>/<question_id>`.
-  Only round 0 is read (a replayed run asks each question once per round, with no way to tell rounds apart).
+- a benchmark's own answer files (its `answer_files` hook, an `AnswerFiles`): JSONL files whose first line
+  it recognises, or a folder of them; a run hands the hooks of its benchmarks to the backend's settings.
 """
 
 from __future__ import annotations
@@ -18,11 +15,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from mmgauge.core.errors import UserError
 from mmgauge.core.jsonlines import read_json_objects
-from mmgauge.datasources.m3gia_languages import LANGUAGES, language_name
 
 #: lmms-eval's MME metric keys (the first one misspelled in lmms-eval itself).
 MME_ENTRIES = ("mme_percetion_score", "mme_perception_score", "mme_cognition_score")
@@ -32,8 +28,20 @@ def is_lmms_eval_line(row: dict[str, Any]) -> bool:
     return "doc_id" in row and ("filtered_resps" in row or "resps" in row)
 
 
-def is_m3gia_answer(row: dict[str, Any]) -> bool:
-    return "question_id" in row and "response" in row and ("answer_id" in row or "question_type" in row)
+class AnswerFiles(Protocol):
+    """A benchmark's own answer files, as `replay:` reads them (the benchmark's `answer_files` hook)."""
+
+    #: What they are, for messages.
+    description: str
+
+    def is_line(self, row: dict[str, Any]) -> bool:
+        """Whether the first line of a JSONL file is one of theirs."""
+
+    def answers(self, rows: Iterable[tuple[int, dict[str, Any]]], path: Path) -> dict[str, str]:
+        """Sample id -> the model's text, for the lines of one file."""
+
+    def folder_files(self, folder: Path) -> list[Path]:
+        """The answer files in a folder of them (none: not such a folder)."""
 
 
 def _text(value: Any) -> str | None:
@@ -118,36 +126,6 @@ def lmms_eval_answers(rows: Iterable[tuple[int, dict[str, Any]]], file: str) -> 
         if doc.text is not None:
             answers[f"{doc.subtask}/{image}/q{number}"] = doc.text
     return answers
-
-
-def m3gia_answers(rows: Iterable[tuple[int, dict[str, Any]]], path: Path) -> dict[str, str]:
-    """Sample id -> response for one language's M3GIA answer file (the language is the file name)."""
-    try:
-        language = language_name(path.stem, field="file name")
-    except UserError:
-        raise UserError("cannot tell the language of this M3GIA answer file: name it <language>.jsonl "
-                        "(english, chinese, ...) as M3GIA's inference_only.py does", file=str(path)) from None
-    answers: dict[str, str] = {}
-    file = str(path)
-    for line, row in rows:
-        if whole_number(row.get("round_id") or 0, file, line, "round_id") != 0:
-            continue
-        question = row.get("question_id")
-        if question is None or not str(question).strip():
-            raise UserError("missing (the question this line answers)", file=file, line=line,
-                            field="question_id")
-        key = f"{language}/{str(question).strip()}"
-        if key in answers:
-            raise UserError(f"question {question} is answered twice", file=file, line=line)
-        if isinstance(row.get("response"), str):
-            answers[key] = row["response"]
-    return answers
-
-
-def m3gia_folder(folder: Path) -> list[Path]:
-    """The `<language>.jsonl` answer files of an M3GIA answers folder (one model's)."""
-    files = [folder / f"{language}.jsonl" for language in LANGUAGES]
-    return [file for file in files if file.is_file()]
 
 
 def json_lines(path: Path) -> list[tuple[int, dict[str, Any]]]:

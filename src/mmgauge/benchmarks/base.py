@@ -70,6 +70,11 @@ class Benchmark(ABC, Generic[OptionsT, ResultT]):
     title: ClassVar[str] = ""
     #: The dataset names VLMEvalKit gives this benchmark's TSVs in $LMUData (`--data vlmevalkit:NAME`).
     vlmevalkit_names: ClassVar[tuple[str, ...]] = ()
+    #: Whether `--data hf:ORG/NAME` names the whole dataset snapshot, which `load` takes as it is (else one
+    #: split of it is looked for).
+    hf_whole_repo: ClassVar[bool] = False
+    #: `--data` values `load` reads itself (not paths), passed on unchanged.
+    data_words: ClassVar[tuple[str, ...]] = ()
     #: The report's `Section` for this benchmark (an object, not a function).
     report_section: ClassVar[str | None] = None
     #: `compare(a, b, settings) -> [MetricRow]` over two runs' paired `Outcomes`.
@@ -87,6 +92,15 @@ class Benchmark(ABC, Generic[OptionsT, ResultT]):
     #: `read(judge, record, text) -> answer or None`: the judge asked about a stored record's answer `text` as
     #: the run's judge pass asks, from the record alone (`audit-judge` then loads no data of it).
     record_judge: ClassVar[str | None] = None
+    #: `read(bench, judge, sample, record, text) -> answer or None`: the judge asked about a stored record's
+    #: answer `text` as the run's judge pass asks, with its sample (`audit-judge` loads the run's data).
+    sample_judge: ClassVar[str | None] = None
+    #: The extraction methods of the answers no rule could read (its judge's, unread, random): empty for a
+    #: benchmark without a judge step. `audit-judge` samples the other answers.
+    rule_unresolved: ClassVar[frozenset[str]] = frozenset()
+    #: `row(column, rows) -> MetricRow or None`: a leaderboard column's row among two runs' compared rows,
+    #: where `significance_measures` has none.
+    significance_row: ClassVar[str | None] = None
     #: `rows(result_json) -> [TidyRow]` for `export table`, when the class has no `tidy` method.
     tidy_rows: ClassVar[str | None] = None
     #: A command-line function mounted as `mmgauge score <name>` (its parameters become the options).
@@ -97,6 +111,10 @@ class Benchmark(ABC, Generic[OptionsT, ResultT]):
     #: The report leaderboard's columns whose neighbouring runs it tests apart: (column label, key paths),
     #: each key path a compared number's (metric, breakdown) of this benchmark, the first found used.
     significance_measures: ClassVar[tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]] = ()
+    #: Old spellings of `score <name>`, still accepted (hidden) with a note naming the new one.
+    command_aliases: ClassVar[tuple[str, ...]] = ()
+    #: Its own answer files, which `replay:` reads: an `AnswerFiles` object (`backends/replay_formats.py`).
+    answer_files: ClassVar[str | None] = None
     #: Whether a run with no --bench evaluates it (on its built-in sample).
     in_default_run: ClassVar[bool] = False
     #: Where it comes among benchmarks in comparisons and displays (then by name).

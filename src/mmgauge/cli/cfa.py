@@ -13,8 +13,8 @@ from typing import Annotated
 
 import typer
 
-from mmgauge.api.inputs import read_csv, read_text
 from mmgauge.cli.json_output import print_json
+from mmgauge.datasources.text_files import read_csv, read_text
 
 
 class EstimatorChoice(str, Enum):

@@ -54,18 +54,13 @@ COMMANDS: tuple[Command, ...] = (
             "KMO (overall and per variable) and Bartlett's test of sphericity."),
 )
 
-#: Old spellings of commands that come from a benchmark's hook (the table's own are in `aliases`).
-HOOK_ALIASES: dict[str, str] = {"m3gia gia": "score m3gia"}
-
-
 def by_path() -> dict[str, Command]:
     return {command.path: command for command in COMMANDS}
 
 
 def aliases() -> dict[str, str]:
-    """Every old spelling, with the path it now is."""
-    found = {old: command.path for command in COMMANDS for old in command.aliases}
-    return {**found, **HOOK_ALIASES}
+    """The table's old spellings, with the path each now is (a benchmark's are its `command_aliases`)."""
+    return {old: command.path for command in COMMANDS for old in command.aliases}
 
 
 def children(path: str) -> list[Command]:

@@ -71,7 +71,7 @@ class CommandGroup(TyperGroup):
         if self.path == "score":
             names += [name for name in _benchmark_scores() if name not in names]
         prefix = f"{self.path} " if self.path else ""
-        for old in commands.aliases():  # hidden: listed so that completion finds them, as Click's groups do
+        for old in _aliases():  # hidden: listed so that completion finds them, as Click's groups do
             name = old.removeprefix(prefix).split()[0]
             if old.startswith(prefix) and name not in names:
                 names.append(name)
@@ -113,19 +113,35 @@ def _benchmark_scores() -> list[str]:
 def _load(path: str) -> Any:
     """The Click command (Typer's) at `path`, or None where there is none."""
     table = commands.by_path()
-    new = commands.aliases().get(path)
+    entry = table.get(path)
+    if entry is not None:
+        return _group(entry.path, entry.help) if entry.target is None else _mount(path, _function(entry))
+    function = _hook(path)
+    if function is not None:
+        return _mount(path, function)
+    # Old spellings last: the benchmarks' are on their classes, which a current path need not import.
+    every = _aliases()
+    new = every.get(path)
     if new is not None:
         function = _function(table[new]) if new in table else _hook(new)
         if function is None:
             return None
         return _mount(path, renamed(function, path, new), hidden=True)
-    entry = table.get(path)
-    if entry is not None:
-        return _group(entry.path, entry.help) if entry.target is None else _mount(path, _function(entry))
-    if any(old.startswith(f"{path} ") for old in commands.aliases()):
-        return _group(path, "", hidden=True)  # a group that only holds old spellings (`m3gia gia`)
-    function = _hook(path)
-    return None if function is None else _mount(path, function)
+    if any(old.startswith(f"{path} ") for old in every):
+        return _group(path, "", hidden=True)  # a group that only holds old spellings (a benchmark's)
+    return None
+
+
+def _aliases() -> dict[str, str]:
+    """Every old spelling, with the path it now is: the table's, and the benchmarks' `command_aliases`."""
+    from mmgauge.benchmarks.registry import benchmark_names, known_class
+
+    found = commands.aliases()
+    for name in benchmark_names():
+        cls = known_class(name)
+        if cls is not None and cls.score_command is not None:
+            found.update(dict.fromkeys(cls.command_aliases, f"score {name}"))
+    return found
 
 
 def _function(entry: commands.Command) -> Callable[..., Any]:

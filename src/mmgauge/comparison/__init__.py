@@ -8,8 +8,8 @@ what an LLM judge decided in a run (`audit`).
   record that comparisons and audits need), `outcomes.py` (the `Outcomes` table), `metric_rows.py` (one
   compared number: McNemar + Newcombe, or the paired bootstrap) and `floors.py` (the MOVER floor that keeps
   composite intervals from collapsing).
-- `m3gia.py`, `generic.py`: what is compared per benchmark (MME's and MMBench's: their packages'
-  `compare.py`).
+- `generic.py`: what is compared for a benchmark without its own comparer (MME's, MMBench's and M3GIA's:
+  their packages' `compare.py`).
 - `core.py`: pairing, every pair of runs, Holm's correction; `text.py`: the terminal table.
 - `audit.py`: judge-free bounds from records; `agreement.py`: judge-vs-rule agreement (audit-judge).
 

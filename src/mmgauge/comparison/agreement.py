@@ -2,7 +2,7 @@
 
 A seeded sample of N answers the rules read (any rule; not the judge, not a random letter, not unread) is
 given to the judge exactly as a run's judge pass would give it (same prompt, same tries, same option order
-for shuffled M3GIA rounds), and what the judge reads is set beside what the rules read: Cohen's kappa with
+for shuffled rounds), and what the judge reads is set beside what the rules read: Cohen's kappa with
 its Fleiss-Cohen-Everitt interval, and the raw agreement with its Clopper-Pearson interval (which does not
 collapse when they agree on everything). A second judge (`against`) is asked the same and compared with the
 rules and with the first judge. Labels are the answers read (yes/no, option letters; Z for none of the
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from mmgauge.benchmarks.registry import known_class
-from mmgauge.comparison.audit import RULE_UNRESOLVED
+from mmgauge.comparison.audit import rule_unresolved
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import DatasetEntry, RunManifest, Sample, SampleRecord
 from mmgauge.extraction.judge import Judge
@@ -46,7 +46,7 @@ def rule_read(records: Sequence[SampleRecord], benchmarks: Sequence[str] | None 
     """The records whose answer a rule read, of the benchmarks that have a judge step, in a fixed order."""
     out = []
     for record in records:
-        loose = RULE_UNRESOLVED.get(record.benchmark)
+        loose = rule_unresolved(record.benchmark)
         ext = record.extraction
         if loose is None or (benchmarks and record.benchmark not in benchmarks):
             continue
@@ -64,12 +64,17 @@ class _Reader:
         self.samples: dict[str, dict[str, Sample]] = {}
         #: The benchmarks whose judge reads a record alone (their `record_judge` hook): no data to load.
         self.readers: dict[str, Any] = {}
+        #: The benchmarks that ask their judge with the sample at hand (their `sample_judge` hook).
+        self.sample_readers: dict[str, Any] = {}
         for name in sorted({r.benchmark for r in records}):
             cls = known_class(name)
             reader = cls.hook("record_judge") if cls is not None else None
             if reader is not None:
                 self.readers[name] = reader
                 continue
+            again = cls.hook("sample_judge") if cls is not None else None
+            if again is not None:
+                self.sample_readers[name] = again
             entry = next((d for d in manifest.datasets if d.benchmark == name), None)
             if entry is None:
                 raise UserError(f"the run's manifest names no data for {name}", field="datasets")
@@ -87,21 +92,16 @@ class _Reader:
         if sample is None:
             raise UserError(f"the run's data has no sample {record.sample_id!r} any more",
                             field=record.benchmark)
+        reread = self.sample_readers.get(record.benchmark)
+        if reread is not None:
+            again: str | None = await reread(self.benchmarks[record.benchmark], judge, sample, record, text)
+            return again or NONE
         hint = str(sample.metadata.get("hint", ""))
         if record.benchmark == "mmbench":
             question = f"{hint}\n{sample.question}" if hint else sample.question
             return (await judge_choice(judge, question, dict(sample.options), text)).answer or NONE
-        from mmgauge.benchmarks.m3gia.prompts import question_text
-        from mmgauge.extraction.options import LETTERS
-
-        bench = self.benchmarks[record.benchmark]
-        order: list[str] = bench.option_order(sample, record.round)
-        shown = {LETTERS[i]: sample.options[letter] for i, letter in enumerate(order)}
-        found = (await judge_choice(judge, question_text(sample.question, hint), shown, text)).answer
-        if found is None:
-            return NONE
-        # Read against the order shown that round; mapped back to the original letter, as the run does.
-        return order[LETTERS.index(found)] if found in LETTERS[: len(order)] else found
+        raise UserError(f"{record.benchmark} has no way to ask its judge about a stored answer",
+                        field=record.benchmark)
 
 
 def _load(entry: DatasetEntry) -> tuple[Any, dict[str, Sample]]:

@@ -15,50 +15,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
-import numpy.typing as npt
-
-from mmgauge.benchmarks.judge_audit import audit_entry
-from mmgauge.benchmarks.mmbench import audit as mmbench_audit
 from mmgauge.benchmarks.mme import audit as mme_audit
 from mmgauge.benchmarks.registry import known_class
-from mmgauge.extraction.methods import JUDGE, RANDOM, UNRESOLVED
 from mmgauge.parts.answers import Answer, by_benchmark
-from mmgauge.parts.outcomes import BoolArray
 from mmgauge.store.judge_audit import BenchmarkJudgeAudit, JudgeAudit, ScoreBounds
 from mmgauge.store.run_folder import RunFolder
 
 RULE_UNRESOLVED: dict[str, frozenset[str]] = {
     "mme": mme_audit.RULE_UNRESOLVED,
-    "mmbench": mmbench_audit.RULE_UNRESOLVED,
-    "m3gia": frozenset({JUDGE, UNRESOLVED, RANDOM}),
 }
 
 
-def _entry(benchmark: str, scored: Sequence[Answer], bounds: list[ScoreBounds]) -> BenchmarkJudgeAudit:
-    return audit_entry(benchmark, scored, bounds, RULE_UNRESOLVED[benchmark])
-
-
-def _accuracy(values: BoolArray, rounds: npt.NDArray[np.int64]) -> float:
-    """Percent right as the M3GIA scorer has it: the mean over rounds of each round's accuracy."""
-    return 100 * float(np.mean([values[rounds == r].mean() for r in np.unique(rounds)]))
-
-
-def m3gia_audit(answers: Sequence[Answer]) -> BenchmarkJudgeAudit:
-    scored = [a for a in answers if not a.failed]
-    bounds = []
-    for language in dict.fromkeys(str(a.metadata.get("language")) for a in scored):
-        mine = [a for a in scored if str(a.metadata.get("language")) == language]
-        loose = np.array([a.method in RULE_UNRESOLVED["m3gia"] for a in mine], dtype=bool)
-        right = np.array([a.correct is True for a in mine], dtype=bool)
-        rounds = np.array([a.round for a in mine])
-        questions = np.array([str(a.metadata.get("question_id")) for a in mine], dtype=object)
-        bounds.append(ScoreBounds(
-            measure=f"M3GIA {language} overall", unit="%", value=_accuracy(right, rounds),
-            all_right=_accuracy(right | loose, rounds), all_wrong=_accuracy(right & ~loose, rounds),
-            decided=len(set(questions[loose].tolist())),
-            units=len(set(questions.tolist())), unit_name="questions"))
-    return _entry("m3gia", scored, bounds)
+def rule_unresolved(benchmark: str) -> frozenset[str] | None:
+    """The methods of the answers no rule of `benchmark` could read; None when it has no judge step."""
+    found = RULE_UNRESOLVED.get(benchmark)
+    if found is None:
+        cls = known_class(benchmark)
+        found = cls.rule_unresolved if cls is not None and cls.rule_unresolved else None
+    return found
 
 
 

@@ -44,20 +44,25 @@ def lmudata_root(env: Mapping[str, str]) -> tuple[Path, str]:
 
 
 def resolve_data(benchmark: str, spec: str, *, env: Mapping[str, str] | None = None,
-                 vlmevalkit: Mapping[str, Sequence[str]] | None = None) -> Path:
-    """The local file or folder `spec` names for `benchmark` (see the module docstring); `vlmevalkit`: the
-    VLMEvalKit dataset names of each benchmark (`benchmarks.registry.vlmevalkit_names()`), none by default."""
+                 vlmevalkit: Mapping[str, Sequence[str]] | None = None, whole_repo: bool = False,
+                 own_words: tuple[str, ...] = ()) -> Path:
+    """The local file or folder `spec` names for `benchmark` (see the module docstring).
+
+    `vlmevalkit`: the VLMEvalKit dataset names of each benchmark (`benchmarks.registry.vlmevalkit_names()`),
+    none by default; `whole_repo`: `hf:` names the whole dataset snapshot, which the benchmark's loader takes
+    as it is (no one split of it); `own_words`: values its loader reads itself, passed on unchanged (the
+    benchmark's class attributes `hf_whole_repo` and `data_words`)."""
     variables = environment(env)
     text = spec.strip()
     if not text:
         raise UserError("empty --data value", field="--data")
     if text.lower().startswith("hf:"):
-        return _from_hugging_face(benchmark, text[3:], variables)
+        return _from_hugging_face(text[3:], variables, whole_repo)
     path = Path(text).expanduser()
     if path.exists():
         return within_hub_repo(path)
-    if benchmark == "m3gia" and text == "hf":
-        return path  # the M3GIA loader's own word for the default hub cache
+    if text in own_words:
+        return path
     if _is_name(text):
         return _from_lmudata(benchmark, text, path, variables, vlmevalkit or {})
     raise UserError("no such file or folder", file=str(path), field="--data")
@@ -86,10 +91,9 @@ def _from_lmudata(benchmark: str, name: str, path: Path, env: Mapping[str, str],
                     f"folder ({candidate}, {origin}); nothing is downloaded{hint}", field="--data")
 
 
-def _from_hugging_face(benchmark: str, text: str, env: Mapping[str, str]) -> Path:
+def _from_hugging_face(text: str, env: Mapping[str, str], whole_repo: bool) -> Path:
     spec = parse_hf_spec(text)
     search = Search()
-    whole_repo = benchmark == "m3gia"  # the M3GIA loader takes the snapshot with all six languages
     found = find_in_hub(spec, env, search, one_split=not whole_repo)
     if found is None and not whole_repo:
         found = find_in_datasets_cache(spec, env, search)

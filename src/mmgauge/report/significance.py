@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from html import escape
 from itertools import pairwise
 
+from mmgauge.benchmarks.registry import known_class
 from mmgauge.comparison.core import Comparison
 from mmgauge.comparison.text import number_name, p_text, title_of, verdict, verdict_rule
 from mmgauge.parts.metric_rows import MetricRow
@@ -19,11 +20,10 @@ from mmgauge.report.load import RunView, answers_of
 from mmgauge.store.run_folder import RunFolder
 
 #: Leaderboard column -> the compared numbers it shows, (benchmark, metric, breakdown), first found wins. A
-#: benchmark's `significance_measures` hook adds its own columns (`_measures`).
+#: benchmark's class gives its own (`significance_measures`, then `significance_row`; see `_measures`).
 LEADERBOARD: dict[str, tuple[tuple[str, ...], ...]] = {
     "MME perception": (("mme", "score", "perception"),),
     "MME cognition": (("mme", "score", "cognition"),),
-    "M3GIA accuracy %": (("m3gia", "accuracy", "mean of languages"),),
 }
 TIE = "≈"
 COLUMNS = ["number", "run A", "run B", "A - B", "CI low", "CI high", "n", "unit", "test", "p", "p (Holm)",
@@ -110,8 +110,6 @@ def significance_section(runs: list[RunView], compared: Compared, tables: list[T
 def _measures(comparison: Comparison) -> dict[str, tuple[tuple[str, ...], ...]]:
     """`LEADERBOARD` with the columns of the compared benchmarks' `significance_measures` hooks, each key path
     (metric, breakdown) under its benchmark's name."""
-    from mmgauge.benchmarks.registry import known_class
-
     found = dict(LEADERBOARD)
     for benchmark in sorted({pair.benchmark for pair in comparison.pairs}):
         cls = known_class(benchmark)
@@ -122,18 +120,19 @@ def _measures(comparison: Comparison) -> dict[str, tuple[tuple[str, ...], ...]]:
 
 def _lookup(comparison: Comparison, measure: str, first: int, second: int,
             measures: dict[str, tuple[tuple[str, ...], ...]]) -> MetricRow | None:
-    keys = measures.get(measure)
-    if keys is None and measure.startswith("M3GIA GIA "):
-        keys = (("m3gia", "GIA", measure.removeprefix("M3GIA GIA ")),)
-    for benchmark, metric, breakdown in keys or ():
+    for benchmark, metric, breakdown in measures.get(measure, ()):
         row = comparison.row(benchmark, metric, breakdown, first, second)
         if row is not None:
             return row
-    if measure == "M3GIA accuracy %":  # one language: its own accuracy is the mean
-        for pair in comparison.pairs:
-            if pair.benchmark == "m3gia" and {pair.a, pair.b} == {first, second}:
-                single = [r for r in pair.rows if r.metric == "accuracy" and r.headline]
-                return single[0] if len(single) == 1 else None
+    for pair in comparison.pairs:
+        cls = known_class(pair.benchmark)
+        if cls is None or {pair.a, pair.b} != {first, second}:
+            continue
+        lookup = cls.hook("significance_row")
+        if lookup is not None:
+            found: MetricRow | None = lookup(measure, pair.rows)
+            if found is not None:
+                return found
     return None
 
 

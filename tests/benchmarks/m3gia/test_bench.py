@@ -162,7 +162,7 @@ def test_run_on_the_sample_through_the_command_line(tmp_path: Path, cli: Any) ->
 
 def test_summary_prints_overall_with_interval_and_n() -> None:
     from mmgauge.benchmarks.m3gia.data import factor_table
-    from mmgauge.scoring.m3gia import Item, score_items
+    from mmgauge.benchmarks.m3gia.scoring import Item, score_items
 
     truths, factors = answer_table("english"), factor_table("english")
     result = score_items([Item("english", qid, truths[qid].question_type, factors[qid], 0, True)
@@ -176,7 +176,7 @@ def test_summary_prints_overall_with_interval_and_n() -> None:
 
 def test_summary_prints_the_gia_with_its_interval_and_n() -> None:
     from mmgauge.benchmarks.m3gia.data import factor_table
-    from mmgauge.scoring.m3gia import Item, score_items
+    from mmgauge.benchmarks.m3gia.scoring import Item, score_items
 
     truths, factors = answer_table("english"), factor_table("english")
     result = score_items([Item("english", qid, truth.question_type, factors.get(qid, ()), 0,

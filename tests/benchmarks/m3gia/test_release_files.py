@@ -11,6 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from mmgauge.backends.replay import read_predictions
+from mmgauge.benchmarks.m3gia.answer_files import ANSWER_FILES
 from mmgauge.benchmarks.m3gia.bench import M3GIABenchmark
 from mmgauge.benchmarks.m3gia.sample import ITEMS
 from mmgauge.core.errors import UserError
@@ -62,16 +63,16 @@ def official_answers(folder: Path, language: str, response: str) -> Path:
 
 def test_official_answer_files_are_read_by_language(tmp_path: Path) -> None:
     english = official_answers(tmp_path / "cogvlm2-19B", "english", "B")
-    answers = read_predictions(english)
+    answers = read_predictions(english, [ANSWER_FILES])
     assert answers == {f"english/{item.qid}": "B" for item in ITEMS["english"]}
     official_answers(tmp_path / "cogvlm2-19B", "chinese", "(B) something")
-    both = read_predictions(tmp_path / "cogvlm2-19B")
+    both = read_predictions(tmp_path / "cogvlm2-19B", [ANSWER_FILES])
     assert len(both) == len(ITEMS["english"]) + len(ITEMS["chinese"])
     assert both[f"chinese/{ITEMS['chinese'][0].qid}"] == "(B) something"
     unnamed = tmp_path / "example_output.jsonl"
     unnamed.write_bytes(english.read_bytes())
     with pytest.raises(UserError, match=r"name it <language>\.jsonl"):
-        read_predictions(unnamed)
+        read_predictions(unnamed, [ANSWER_FILES])
 
 
 def test_replaying_official_answers_scores_like_the_same_answers_live(tmp_path: Path, cli: Any) -> None:

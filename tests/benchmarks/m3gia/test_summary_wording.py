@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from mmgauge.benchmarks.m3gia.scoring import M3GIAResult
 from mmgauge.benchmarks.registry import get_benchmark
-from mmgauge.scoring.m3gia import M3GIAResult
 
 
 def test_one_round_is_one_round(cli: Any, tmp_path: Path) -> None:

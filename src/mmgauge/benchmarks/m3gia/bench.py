@@ -22,19 +22,19 @@ from typing import Any, ClassVar, Final
 from mmgauge.benchmarks.base import Benchmark, BenchmarkOptions, Dataset, option_choices
 from mmgauge.benchmarks.baseline_answers import Baseline, choice_baselines
 from mmgauge.benchmarks.m3gia.data import Question, load_questions, release_bytes
+from mmgauge.benchmarks.m3gia.gia import QUESTION_TYPE_TO_COLUMN
+from mmgauge.benchmarks.m3gia.languages import LANGUAGES, language_name
 from mmgauge.benchmarks.m3gia.prompts import NATIVE, prompt_language, question_text
 from mmgauge.benchmarks.m3gia.prompts import TABLE as PROMPTS
+from mmgauge.benchmarks.m3gia.scoring import FACTORS, M3GIAResult, Stat, cluster_of, score_m3gia
 from mmgauge.benchmarks.presets import PresetTable, PromptFields
 from mmgauge.core.baselines import PERCENT, Numbers
 from mmgauge.core.types import AnswerChoice, Extraction, ImageRef, Message, Sample, SampleRecord
-from mmgauge.datasources.m3gia_languages import LANGUAGES, language_name
 from mmgauge.extraction.choice import judge_choice, random_choice
 from mmgauge.extraction.judge import Judge
-from mmgauge.extraction.methods import UNRESOLVED
+from mmgauge.extraction.methods import JUDGE, RANDOM, UNRESOLVED
 from mmgauge.extraction.options import LETTERS, extract_option, option_letters
 from mmgauge.extraction.reasoning import marked_like, text_read
-from mmgauge.scoring.m3gia import FACTORS, M3GIAResult, Stat, cluster_of, score_m3gia
-from mmgauge.scoring.m3gia_gia import QUESTION_TYPE_TO_COLUMN
 
 #: Judge questions in flight at once during the resolve pass.
 JUDGE_CONCURRENCY: Final = 8
@@ -70,13 +70,25 @@ class M3GIABenchmark(Benchmark[M3GIAOptions, M3GIAResult]):
     prompt_presets: ClassVar[PresetTable | None] = PROMPTS
     title: ClassVar[str] = "M3GIA"
     vlmevalkit_names: ClassVar[tuple[str, ...]] = ()
-    # Temporary: these hooks still name the modules the pieces lived in before benchmarks were packages.
-    report_section: ClassVar[str | None] = "mmgauge.report.sections.m3gia:SECTION"
-    comparer: ClassVar[str | None] = "mmgauge.comparison.m3gia:compare_m3gia"
-    outcomes_builder: ClassVar[str | None] = "mmgauge.comparison.outcomes:m3gia_from_answers"
-    audit_rules: ClassVar[str | None] = "mmgauge.comparison.audit:m3gia_audit"
-    tidy_rows: ClassVar[str | None] = "mmgauge.tidy.builtin:m3gia_rows"
-    score_command: ClassVar[str | None] = "mmgauge.cli.m3gia:gia_command"
+    # The loader takes the hub snapshot with all six languages, and `hf` (the default hub cache) itself.
+    hf_whole_repo: ClassVar[bool] = True
+    data_words: ClassVar[tuple[str, ...]] = ("hf",)
+    report_section: ClassVar[str | None] = "mmgauge.benchmarks.m3gia.report:SECTION"
+    comparer: ClassVar[str | None] = "mmgauge.benchmarks.m3gia.compare:compare_m3gia"
+    significance_measures: ClassVar[tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]] = (
+        ("M3GIA accuracy %", (("accuracy", "mean of languages"),)),
+    )
+    significance_row: ClassVar[str | None] = "mmgauge.benchmarks.m3gia.compare:significance_row"
+    library_functions: ClassVar[tuple[str, ...]] = ("mmgauge.benchmarks.m3gia.gia_scores:m3gia_gia",
+                                                    "mmgauge.benchmarks.m3gia.gia_scores:m3gia_gia_scores")
+    outcomes_builder: ClassVar[str | None] = "mmgauge.benchmarks.m3gia.outcomes:from_answers"
+    audit_rules: ClassVar[str | None] = "mmgauge.benchmarks.m3gia.audit:audit"
+    sample_judge: ClassVar[str | None] = "mmgauge.benchmarks.m3gia.audit:judge_sample"
+    rule_unresolved: ClassVar[frozenset[str]] = frozenset({JUDGE, UNRESOLVED, RANDOM})
+    tidy_rows: ClassVar[str | None] = "mmgauge.benchmarks.m3gia.tidy:m3gia_rows"
+    score_command: ClassVar[str | None] = "mmgauge.benchmarks.m3gia.command:gia_command"
+    command_aliases: ClassVar[tuple[str, ...]] = ("m3gia gia",)
+    answer_files: ClassVar[str | None] = "mmgauge.benchmarks.m3gia.answer_files:ANSWER_FILES"
     in_default_run: ClassVar[bool] = True
     display_order: ClassVar[int] = 2
 

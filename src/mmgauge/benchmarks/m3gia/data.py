@@ -27,8 +27,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
+from mmgauge.benchmarks.m3gia.languages import CODES, LANGUAGES, language_name
 from mmgauge.core.errors import UserError
-from mmgauge.datasources.m3gia_languages import CODES, LANGUAGES, language_name
 from mmgauge.datasources.tables import image_bytes
 from mmgauge.extraction.options import LETTERS
 

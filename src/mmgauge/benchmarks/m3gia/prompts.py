@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
+from mmgauge.benchmarks.m3gia.languages import language_name
 from mmgauge.benchmarks.presets import (
     CHOICE_FIELDS,
     LMMS_EVAL,
@@ -27,7 +28,6 @@ from mmgauge.benchmarks.presets import (
     choice_values,
 )
 from mmgauge.core.errors import UserError
-from mmgauge.datasources.m3gia_languages import language_name
 
 #: `--prompt-language native` asks each question with the instruction of its own language.
 NATIVE: Final = "native"

@@ -12,14 +12,13 @@ from typing import Final
 import numpy as np
 
 from mmgauge.benchmarks.judge_audit import audit_entry
+from mmgauge.benchmarks.mmbench.bench import MMBenchBenchmark
 from mmgauge.benchmarks.mmbench.outcomes import outcomes
-from mmgauge.extraction.methods import JUDGE, RANDOM, UNRESOLVED
 from mmgauge.parts.answers import Answer
 from mmgauge.parts.outcomes import BoolArray, Outcomes
 from mmgauge.store.judge_audit import BenchmarkJudgeAudit, ScoreBounds
 
-#: The methods of the answers no rule could read: the judge's, unread (wrong), a seeded random letter.
-RULE_UNRESOLVED: Final = frozenset({JUDGE, UNRESOLVED, RANDOM})
+RULE_UNRESOLVED: Final = MMBenchBenchmark.rule_unresolved
 
 
 def audit(answers: Sequence[Answer]) -> BenchmarkJudgeAudit:

@@ -34,7 +34,7 @@ from mmgauge.core.types import AnswerChoice, Extraction, Message, Sample, Sample
 from mmgauge.datasources.tables import fingerprint_files, is_table_source, table_files
 from mmgauge.extraction.choice import match_choice, match_choices
 from mmgauge.extraction.judge import Judge
-from mmgauge.extraction.methods import FAILURE, JUDGE
+from mmgauge.extraction.methods import FAILURE, JUDGE, RANDOM, UNRESOLVED
 from mmgauge.extraction.reasoning import text_read
 
 #: The sample metadata that records keep (see `record_metadata`).
@@ -86,6 +86,8 @@ class MMBenchBenchmark(Benchmark[MMBenchOptions, MMBenchResult]):
         "mmgauge.benchmarks.mmbench.scores:score_mmbench",
         "mmgauge.benchmarks.mmbench.scores:score_mmbench_async",
     )
+    #: The judge's answers, the unread (wrong) and a seeded random letter: what no rule could read.
+    rule_unresolved: ClassVar[frozenset[str]] = frozenset({JUDGE, UNRESOLVED, RANDOM})
     significance_measures: ClassVar[tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]] = (
         ("MMBench circular %", (("circular", "overall"),)),
         ("MMBench vanilla %", (("vanilla", "overall"),)),

@@ -8,7 +8,7 @@ multi-label, so one question counts towards every factor it is labelled with.
 The GIA needs the counts of correct answers of ALL 300 questions of a language: the published CFA model turns
 raw counts into a score, so counts from a subset (a `--limit` run, the built-in sample, failed requests) are
 not on its scale and no GIA is computed for them; the result says why. The GIA itself comes from
-`mmgauge.scoring.m3gia_gia`.
+`mmgauge.benchmarks.m3gia.gia`.
 
 Failed requests are not scored (they are counted in `failed`); answers no rule or judge could read count
 wrong.
@@ -28,15 +28,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 from pydantic import BaseModel
 
-from mmgauge.core.errors import UserError
-from mmgauge.core.types import SampleRecord
-from mmgauge.scoring.m3gia_gia import (
+from mmgauge.benchmarks.m3gia.gia import (
     QUESTION_TYPE_TO_COLUMN,
     compute_gia,
     normalise_language,
     question_counts,
 )
-from mmgauge.scoring.m3gia_gia_interval import gia_interval
+from mmgauge.benchmarks.m3gia.gia_interval import gia_interval
+from mmgauge.core.errors import UserError
+from mmgauge.core.types import SampleRecord
 from mmgauge.stats.proportion import Interval, proportion_interval
 
 if TYPE_CHECKING:  # pandas (0.2 s) is imported where records are scored, not where the result type is named
@@ -99,7 +99,7 @@ class Gia(BaseModel):
     gia: Stat
     gia_normalised: Stat
     human_gia: float
-    #: 95% interval of `gia.mean` with its n (questions) and method (`m3gia_gia_interval`); the normalised
+    #: 95% interval of `gia.mean` with its n (questions) and method (`gia_interval`); the normalised
     #: scale's is the same interval divided by the human GIA (x100).
     gia_ci: Interval | None = None
     gia_normalised_ci: Interval | None = None

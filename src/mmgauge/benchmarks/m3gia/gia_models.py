@@ -1,4 +1,4 @@
-"""The pydantic forms of M3GIA's GIA results and of the human statistics (`mmgauge.scoring.m3gia_gia` gives
+"""The pydantic forms of M3GIA's GIA results and of the human statistics (`mmgauge.benchmarks.m3gia.gia` gives
 them by name too). Apart, because building a pydantic model class takes milliseconds (and the first one
 loads pydantic's plugins): `mmgauge score m3gia --json` writes its scores from columns without them."""
 

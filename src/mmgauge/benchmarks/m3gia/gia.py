@@ -49,19 +49,19 @@ if TYPE_CHECKING:
     import pandas as pd
 
     # Re-exported (`as`): callers import them from here.
-    from mmgauge.scoring.m3gia_gia_models import GiaResult as GiaResult
-    from mmgauge.scoring.m3gia_gia_models import GiaRow as GiaRow
-    from mmgauge.scoring.m3gia_gia_models import HumanStats as HumanStats
+    from mmgauge.benchmarks.m3gia.gia_models import GiaResult as GiaResult
+    from mmgauge.benchmarks.m3gia.gia_models import GiaRow as GiaRow
+    from mmgauge.benchmarks.m3gia.gia_models import HumanStats as HumanStats
 
-#: The pydantic models, defined in `m3gia_gia_models` and imported from there on first use.
+#: The pydantic models, defined in `gia_models` and imported from there on first use.
 _MODELS = ("GiaResult", "GiaRow", "HumanStats")
 
 
 def __getattr__(name: str) -> Any:
     if name in _MODELS:
-        from mmgauge.scoring import m3gia_gia_models
+        from mmgauge.benchmarks.m3gia import gia_models
 
-        return getattr(m3gia_gia_models, name)
+        return getattr(gia_models, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 Scale = Literal["official", "standardised"]
@@ -196,7 +196,7 @@ class PublishedModel:
 
 class RowBlocks(Protocol):
     """Rows of counts (published column order) handed out a block at a time (`rows(start, stop)`, as
-    floats), so that the whole matrix of floats of a large file need never exist (`api.inputs`)."""
+    floats), so that the whole matrix of floats of a large file need never exist (`counts.py`)."""
 
     def __len__(self) -> int: ...
 
@@ -291,7 +291,7 @@ def _standardise(x: FloatArray, stats: HumanStats, indicators: tuple[str, ...]) 
 @dataclass(frozen=True)
 class GiaScores:
     """The scores of every row in column form; `result()` is the `GiaResult` of the same numbers (a large
-    counts file is written from here without a model object per row: `m3gia_gia_text`)."""
+    counts file is written from here without a model object per row: `gia_text`)."""
 
     language: str
     human_gia: float
@@ -308,7 +308,7 @@ class GiaScores:
         return self.factors.index(GENERAL_FACTOR)
 
     def result(self) -> GiaResult:
-        from mmgauge.scoring.m3gia_gia_models import GiaResult, GiaRow
+        from mmgauge.benchmarks.m3gia.gia_models import GiaResult, GiaRow
 
         g, human = self.general, self.human_gia
         rows: list[GiaRow] = []

@@ -84,7 +84,7 @@ def awkward_counts_csv(path: Path, rows: int) -> Path:
     of all zeros and of every maximum, and repeated rows."""
     import random
 
-    from mmgauge.scoring.m3gia_gia import load_published_model, question_counts
+    from mmgauge.benchmarks.m3gia.gia import load_published_model, question_counts
 
     rng = random.Random(7)
     indicators = list(load_published_model("en").indicators)
@@ -104,8 +104,9 @@ def awkward_counts_csv(path: Path, rows: int) -> Path:
 def test_csv_counts_print_the_reference_json(cli: Any, tmp_path: Path, scale: str) -> None:
     """The column-wise path (pyarrow reading, arrow-joined JSON) prints what the row-wise reference prints:
     pandas reading, `counts_matrix`, a `GiaResult` dumped by json.dumps."""
-    from mmgauge.api.inputs import human_stats_from_table, read_counts, read_csv
-    from mmgauge.scoring.m3gia_gia import compute_gia, load_published_model
+    from mmgauge.benchmarks.m3gia.counts import human_stats_from_table, read_counts
+    from mmgauge.benchmarks.m3gia.gia import compute_gia, load_published_model
+    from mmgauge.datasources.text_files import read_csv
 
     path = awkward_counts_csv(tmp_path / "counts.csv", 60)
     indicators = load_published_model("en").indicators
@@ -168,7 +169,7 @@ def named_counts_csv(path: Path, names: list[str], last: str = "") -> Path:
 def test_a_csv_with_a_model_column_names_its_rows(cli: Any, tmp_path: Path, last: str) -> None:
     names = ["Qwen2-VL 七十亿", "  café ✓ ", "", "NA", "007", *(f"modèle {i}" for i in range(10))]
     path = named_counts_csv(tmp_path / "counts.csv", names, last)
-    from mmgauge.api.inputs import counts_from_csv
+    from mmgauge.benchmarks.m3gia.counts import counts_from_csv
 
     assert (counts_from_csv(path, "en", []) is None) == bool(last)  # both readers are checked
     rows = json.loads(gia(cli, path).out)["rows"]

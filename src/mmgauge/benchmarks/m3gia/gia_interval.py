@@ -30,7 +30,7 @@ DEFAULT_RESAMPLES: Final = 1000
 
 def gia_linear_form(language: str) -> tuple[dict[str, float], float]:
     """Per count column, the GIA one right answer adds; and the GIA of all answers wrong."""
-    from mmgauge.scoring.m3gia_gia import GENERAL_FACTOR, load_published_model
+    from mmgauge.benchmarks.m3gia.gia import GENERAL_FACTOR, load_published_model
 
     model = load_published_model(language)
     general = model.factors.index(GENERAL_FACTOR)

@@ -1,11 +1,12 @@
-"""``mmgauge score m3gia``: M3GIA's GIA score from per-type counts of correct answers.
+"""``mmgauge score m3gia``: M3GIA's GIA score from per-type counts of correct answers (the benchmark's
+`score_command` hook; the command line mounts it under `score`, and its old spelling `m3gia gia`).
 
 ``--json`` prints ``{"language": ..., "human_gia": ..., "scale": ..., "rows": [{"model", "gia",
 "gia_normalised", "factors", ...}, ...]}`` with one row per input row, in order; ``model`` is the row's model
 name where the file has a column of them (headed model or name, or the release workbook's unnamed last column:
-`mmgauge.api.inputs`), else null; the text output starts each row with that name, or else `row N`. ``gia`` is
+`counts.py`), else null; the text output starts each row with that name, or else `row N`. ``gia`` is
 always the official score (raw counts into the published model), the standardised scale adds
-``gia_standardised``, ``factors_standardised`` and ``human_percentile`` (see ``mmgauge.scoring.m3gia_gia``).
+``gia_standardised``, ``factors_standardised`` and ``human_percentile`` (see `gia.py`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
-from mmgauge.cli.params import Opt
+from mmgauge.core.params import Opt
 
 
 class ScaleChoice(str, Enum):
@@ -42,8 +43,8 @@ def gia_command(
     as_json: Annotated[bool, Opt("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Compute the GIA (and normalised GIA) for each row of a counts file."""
-    from mmgauge.api.scores import m3gia_gia_scores
-    from mmgauge.textformat.m3gia_gia_text import json_bytes, text_bytes
+    from mmgauge.benchmarks.m3gia.gia_scores import m3gia_gia_scores
+    from mmgauge.benchmarks.m3gia.gia_text import json_bytes, text_bytes
 
     scores = m3gia_gia_scores(counts, language, scale=scale.value, human_stats=human_stats,
                               ignore=ignore or [])

@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mmgauge.api.inputs import counts_from_csv, read_counts
-from mmgauge.api.scores import m3gia_gia_scores
-from mmgauge.scoring.m3gia_gia import (
+from mmgauge.benchmarks.m3gia import gia_text as text
+from mmgauge.benchmarks.m3gia.counts import counts_from_csv, read_counts
+from mmgauge.benchmarks.m3gia.gia import (
     SCORE_BLOCK_ROWS,
     GiaResult,
     GiaScores,
@@ -25,8 +25,8 @@ from mmgauge.scoring.m3gia_gia import (
     percentile_among,
     question_counts,
 )
-from mmgauge.textformat import m3gia_gia_text as text
-from mmgauge.textformat.m3gia_gia_text import CHUNK_ROWS, json_bytes, json_chunks, text_bytes
+from mmgauge.benchmarks.m3gia.gia_scores import m3gia_gia_scores
+from mmgauge.benchmarks.m3gia.gia_text import CHUNK_ROWS, json_bytes, json_chunks, text_bytes
 
 
 def counts(rows: int, seed: int) -> np.ndarray:
@@ -62,7 +62,7 @@ def test_vectorised_percentiles_are_percentile_among() -> None:
     rng = np.random.default_rng(3)
     reference = rng.normal(0, 1, 300)
     values = np.concatenate([rng.normal(0, 1.5, 500), reference[:20]])  # ties with the humans included
-    from mmgauge.scoring.m3gia_gia import percentiles_among
+    from mmgauge.benchmarks.m3gia.gia import percentiles_among
 
     assert percentiles_among(values, reference).tolist() == [percentile_among(v, reference) for v in values]
 

@@ -9,14 +9,14 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Final
 
+from mmgauge.benchmarks.m3gia.gia import human_gia
+from mmgauge.benchmarks.m3gia.scoring import CLUSTERS, LanguageScores, M3GIAResult, MeanScores, Stat
 from mmgauge.core.errors import UserError
 from mmgauge.parts.report import plots
 from mmgauge.parts.report.breakdown import Breakdown, Point, interval_point, with_n
 from mmgauge.parts.report.section import Card, Section, baseline_series, charts, note, pct
 from mmgauge.parts.report.tables import Cell, Table, table_html
 from mmgauge.parts.report.views import BenchView, Row
-from mmgauge.scoring.m3gia import CLUSTERS, LanguageScores, M3GIAResult, MeanScores, Stat
-from mmgauge.scoring.m3gia_gia import human_gia
 
 RADAR_FACTORS: Final = ("Gc", "Gv", "Grw", "Gq", "Gf")
 

@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 from mmgauge.benchmarks.m3gia.data import answer_table, factor_table
+from mmgauge.benchmarks.m3gia.gia import compute_gia
+from mmgauge.benchmarks.m3gia.scoring import COUNT_COLUMNS, TYPES, Item, score_items, score_m3gia
 from mmgauge.core.types import Extraction, ModelResponse, SampleRecord
-from mmgauge.scoring.m3gia import COUNT_COLUMNS, TYPES, Item, score_items, score_m3gia
-from mmgauge.scoring.m3gia_gia import compute_gia
 
 # (question id, correct) in English; types and factors are the release's for these ids:
 #   1, 2 Oral Vocabulary [Gc]; 16 General Information [Gc]; 151, 152 Algebra [Gf Gq RQ];
@@ -143,7 +143,7 @@ def test_records_failed_requests_are_not_scored_and_methods_are_counted() -> Non
 
 
 def test_overall_accuracy_has_a_seeded_bootstrap_interval() -> None:
-    from mmgauge.scoring.m3gia import bootstrap_ci95
+    from mmgauge.benchmarks.m3gia.scoring import bootstrap_ci95
 
     per_question = np.array([1.0] * 30 + [0.0] * 10)  # accuracy 0.75 over 40 questions
     low, high = bootstrap_ci95(per_question, seed=1) or (0.0, 0.0)
@@ -165,7 +165,7 @@ def test_overall_accuracy_has_an_exact_interval_with_its_n() -> None:
 
 
 def test_several_rounds_count_each_question_by_its_share_of_right_rounds() -> None:
-    from mmgauge.scoring.m3gia import accuracy_interval
+    from mmgauge.benchmarks.m3gia.scoring import accuracy_interval
 
     all_right = [(qid, True) for qid, _ in HAND]
     two_rounds = score_items(items(HAND, round=0) + items(all_right, round=1)).per_language["english"]

@@ -9,9 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mmgauge.core.errors import UserError
-from mmgauge.core.ordered_sum import ordered_matmul
-from mmgauge.scoring.m3gia_gia import (
+from mmgauge.benchmarks.m3gia.gia import (
     SCORE_BLOCK_ROWS,
     HumanStats,
     compute_gia,
@@ -21,6 +19,8 @@ from mmgauge.scoring.m3gia_gia import (
     percentile_among,
     question_counts,
 )
+from mmgauge.core.errors import UserError
+from mmgauge.core.ordered_sum import ordered_matmul
 
 LANGUAGES = [("en", "En"), ("zh", "Zh"), ("fr", "Fr"), ("sp", "Sp"), ("pt", "Pt"), ("ko", "Ko")]
 

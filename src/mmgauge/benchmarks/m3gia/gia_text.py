@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from mmgauge.scoring.m3gia_gia import FloatArray, GiaScores
+from mmgauge.benchmarks.m3gia.gia import FloatArray, GiaScores
 
 #: Rows formatted per piece of output.
 CHUNK_ROWS = 20_000

@@ -15,16 +15,17 @@ narrower than the MOVER floor of their parts' Newcombe intervals (`floors.py`).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
 
+from mmgauge.benchmarks.m3gia.scoring import TYPES
 from mmgauge.core.errors import UserError
 from mmgauge.core.ordered_sum import ordered_matmul
 from mmgauge.parts.floors import newcombe_sum
 from mmgauge.parts.metric_rows import CompareSettings, MetricRow, accuracy_row, bootstrap_row
 from mmgauge.parts.outcomes import FloatArray, Outcomes
-from mmgauge.scoring.m3gia import TYPES
 from mmgauge.stats.bootstrap import Statistic, sum_of_group_means
 
 BENCHMARK = "m3gia"
@@ -45,8 +46,8 @@ def gia_weights(language: str, types: npt.ArrayLike) -> tuple[FloatArray, float]
     """Per question, the weight its right answer adds to the GIA, and the GIA of all answers wrong; None when
     the questions are not every question of the language once (the published model scores full counts
     only) or the language has no published model."""
-    from mmgauge.scoring.m3gia_gia import QUESTION_TYPE_TO_COLUMN, normalise_language, question_counts
-    from mmgauge.scoring.m3gia_gia_interval import gia_linear_form
+    from mmgauge.benchmarks.m3gia.gia import QUESTION_TYPE_TO_COLUMN, normalise_language, question_counts
+    from mmgauge.benchmarks.m3gia.gia_interval import gia_linear_form
 
     try:
         code = normalise_language(language)
@@ -115,3 +116,15 @@ def compare_m3gia(a: Outcomes, b: Outcomes, settings: CompareSettings) -> list[M
             if sub.any():
                 rows.append(_accuracy(f"{name} · {kind}", ar[sub], br[sub], rounds, settings, headline=False))
     return rows
+
+
+def significance_row(measure: str, rows: Sequence[MetricRow]) -> MetricRow | None:
+    """The report leaderboard's GIA columns (`M3GIA GIA <language>`), and its accuracy column with one
+    language (that language's accuracy is the mean), among two runs' compared rows."""
+    if measure.startswith("M3GIA GIA "):
+        language = measure.removeprefix("M3GIA GIA ")
+        return next((row for row in rows if row.metric == "GIA" and row.breakdown == language), None)
+    if measure == "M3GIA accuracy %":
+        single = [row for row in rows if row.metric == "accuracy" and row.headline]
+        return single[0] if len(single) == 1 else None
+    return None

@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 from mmgauge.benchmarks.m3gia.data import answer_table, factor_table
-from mmgauge.scoring.m3gia import COUNT_COLUMNS, Item, score_items
-from mmgauge.scoring.m3gia_gia import compute_gia, question_counts
-from mmgauge.scoring.m3gia_gia_interval import GIA_METHOD, gia_interval, gia_linear_form
+from mmgauge.benchmarks.m3gia.gia import compute_gia, question_counts
+from mmgauge.benchmarks.m3gia.gia_interval import GIA_METHOD, gia_interval, gia_linear_form
+from mmgauge.benchmarks.m3gia.scoring import COUNT_COLUMNS, Item, score_items
 
 
 @pytest.mark.parametrize("language", ["en", "zh", "fr", "sp", "pt", "ko"])
@@ -89,6 +89,6 @@ def test_a_scored_run_carries_the_interval_in_both_scales() -> None:
 
 
 def _type_of(column: str) -> str:
-    from mmgauge.scoring.m3gia_gia import QUESTION_TYPE_TO_COLUMN
+    from mmgauge.benchmarks.m3gia.gia import QUESTION_TYPE_TO_COLUMN
 
     return next(t for t, c in QUESTION_TYPE_TO_COLUMN.items() if c == column)

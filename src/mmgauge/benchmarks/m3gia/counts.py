@@ -1,4 +1,5 @@
-"""Reading a user's input files for the commands, with every problem a one-line UserError naming the file.
+"""M3GIA counts files for `mmgauge score m3gia` and `m3gia_gia`, every problem a one-line UserError naming the
+file.
 
 M3GIA counts (`read_counts`), a CSV or one of the release's count workbooks: the workbooks,
 `GIA_calculation/MLLMs_score/MLLMs_acc_<lang>_score.xlsx`, hold one row per model: `subid`, the 18 count
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from mmgauge.core.errors import UserError
+from mmgauge.datasources.text_files import read_csv
 
 if TYPE_CHECKING:
     import numpy as np
@@ -30,34 +32,8 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
-    from mmgauge.scoring.m3gia_gia import FloatArray
-    from mmgauge.scoring.m3gia_gia_models import HumanStats
-
-
-def read_csv(path: Path) -> pd.DataFrame:
-    """``path`` as a pandas table; a missing, empty, malformed or non-UTF-8 file is a UserError."""
-    import pandas as pd
-
-    if not path.is_file():
-        raise UserError("no such file", file=str(path))
-    try:
-        return pd.read_csv(path)
-    except (ValueError, UnicodeDecodeError) as problem:  # pandas' EmptyDataError and ParserError included
-        detail = " ".join(str(problem).split())  # pandas' messages may end in a newline: keep one line
-        raise UserError(f"cannot read CSV: {detail}", file=str(path)) from None
-
-
-def read_text(path: Path) -> str:
-    """``path`` as UTF-8 text; a missing, unreadable or non-UTF-8 file is a UserError naming it."""
-    if not path.is_file():
-        raise UserError("no such file", file=str(path))
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as problem:
-        line = path.read_bytes()[: problem.start].count(b"\n") + 1
-        byte = problem.object[problem.start]
-        message = f"not UTF-8 text (byte 0x{byte:02x}); save it as UTF-8"
-        raise UserError(message, file=str(path), line=line) from None
+    from mmgauge.benchmarks.m3gia.gia import FloatArray
+    from mmgauge.benchmarks.m3gia.gia_models import HumanStats
 
 
 WORKBOOK_SUFFIXES: Final = (".xlsx", ".xlsm", ".xls")
@@ -214,8 +190,8 @@ def counts_from_csv(path: Path, language: str, ignore: list[str]) -> CountColumn
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
+    from mmgauge.benchmarks.m3gia.gia import load_published_model, question_counts
     from mmgauge.datasources.arrow_numpy import to_numpy
-    from mmgauge.scoring.m3gia_gia import load_published_model, question_counts
 
     if not path.is_file() or is_workbook(path):
         return None
@@ -281,8 +257,8 @@ def human_stats_from_table(table: pd.DataFrame, source: str) -> HumanStats:
             raise UserError(
                 "human statistics table needs columns column, mean, sd", file=source, field=needed
             )
-    from mmgauge.scoring.m3gia_gia import check_statistics
-    from mmgauge.scoring.m3gia_gia_models import HumanStats
+    from mmgauge.benchmarks.m3gia.gia import check_statistics
+    from mmgauge.benchmarks.m3gia.gia_models import HumanStats
 
     means: dict[str, float] = {}
     sds: dict[str, float] = {}
