@@ -220,8 +220,6 @@ def benchmark_packages() -> set[str]:
 #: still live in the framework's packages; their hooks on the benchmark classes name them meanwhile).
 #: Temporary: none may be added, and an entry whose module is clean must go.
 NAMES_A_BENCHMARK_EXCEPTIONS: frozenset[str] = frozenset({
-    "mmgauge.backends.replay_formats",
-    "mmgauge.cli.mme",
     "mmgauge.comparison.agreement",
     "mmgauge.comparison.audit",
     "mmgauge.comparison.m3gia",
@@ -231,8 +229,6 @@ NAMES_A_BENCHMARK_EXCEPTIONS: frozenset[str] = frozenset({
     "mmgauge.report.sections.m3gia",
     "mmgauge.report.significance",
     "mmgauge.scoring.m3gia_gia",
-    "mmgauge.scoring.mme",
-    "mmgauge.testing.oracle",
     "mmgauge.textformat.m3gia_gia_text",
 })
 

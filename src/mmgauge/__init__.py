@@ -32,7 +32,7 @@ _EXPORTS = {
     "request_from_config": "mmgauge.api.run_config",
     "load_run": "mmgauge.api.runs",
     "Run": "mmgauge.api.runs",
-    "score_mme": "mmgauge.api.scores",
+    "score_mme": "mmgauge.benchmarks.mme.answers",
     "score_mmbench": "mmgauge.api.scores",
     "score_mmbench_async": "mmgauge.api.scores",
     "m3gia_gia": "mmgauge.api.scores",

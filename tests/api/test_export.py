@@ -11,10 +11,10 @@ import pandas as pd
 import pytest
 
 from mmgauge import export_table, load_run
+from mmgauge.benchmarks.mme.scoring import MMEResult
 from mmgauge.core.errors import UserError
 from mmgauge.scoring.m3gia import M3GIAResult
 from mmgauge.scoring.mmbench import MMBenchResult
-from mmgauge.scoring.mme import MMEResult
 from mmgauge.stats.proportion import Interval
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

@@ -1,4 +1,4 @@
-"""Scoring files produced elsewhere, without a model: MME answers, MMBench predictions, M3GIA counts,
+"""Scoring files produced elsewhere, without a model: MMBench predictions, M3GIA counts,
 General-Level results. Each is what the matching `mmgauge score ...` command computes."""
 
 from __future__ import annotations
@@ -18,23 +18,6 @@ if TYPE_CHECKING:
     from mmgauge.scoring.general_level import LevelReport, ResultTable, TaskRow
     from mmgauge.scoring.m3gia_gia import GiaResult, GiaScores
     from mmgauge.scoring.mmbench import MMBenchResult
-    from mmgauge.scoring.mme import MMEResult
-
-
-def score_mme(source: str | Path, parser: str | None = None, *, notes: list[str] | None = None) -> MMEResult:
-    """MME scores of an official results folder, a run folder, or a TSV/XLSX/JSONL of answers.
-
-    `parser`: `official` (the default for raw answers) or `words`; a run folder keeps its run's reading
-    unless a parser is given. Notes worth showing (files left out, a run not scored) go to `notes`.
-    """
-    from mmgauge.benchmarks.mme.answers import load_columns
-    from mmgauge.extraction.parser_names import PARSERS
-    from mmgauge.scoring.mme import score_mme_columns
-
-    if parser is not None and parser not in PARSERS:
-        raise UserError(f"unknown parser '{parser}'; choose one of: {', '.join(PARSERS)}", field="--parser")
-    columns, label = load_columns(Path(source), parser, notes)
-    return score_mme_columns(columns, parser=label)
 
 
 async def score_mmbench_async(

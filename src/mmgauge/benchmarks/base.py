@@ -78,13 +78,23 @@ class Benchmark(ABC, Generic[OptionsT, ResultT]):
     comparison_notes: ClassVar[str | None] = None
     #: `build(answers) -> Outcomes`: the items two runs are paired on (default: one per sample and round).
     outcomes_builder: ClassVar[str | None] = None
+    #: `read(path, AnswersRequest) -> AnswersFile | None` (`benchmarks/answer_files.py`): answers scored
+    #: elsewhere (what `mmgauge score <name>` reads) for `compare`; None when `path` is no such file of it.
+    answers_reader: ClassVar[str | None] = None
     #: `audit(answers, rng) -> entry` for the judge audit (default: no audit of this benchmark).
     audit_rules: ClassVar[str | None] = None
     #: `read(judge, record, text) -> answer or None`: the judge asked about a stored record's answer `text` as
     #: the run's judge pass asks, from the record alone (`audit-judge` then loads no data of it).
     record_judge: ClassVar[str | None] = None
+    #: The extraction methods of the answers no rule could read (the judge's, the unread): the judge audit's
+    #: and `audit-judge`'s. None: the benchmark has no judge step.
+    rule_unresolved: ClassVar[frozenset[str] | None] = None
     #: `rows(result_json) -> [TidyRow]` for `export table`, when the class has no `tidy` method.
     tidy_rows: ClassVar[str | None] = None
+    #: The report's leaderboard columns whose neighbouring runs get a paired test: (column label, key path)
+    #: pairs, the label as `headline_numbers` names the number and the key path (metric, breakdown) as the
+    #: benchmark's `comparer` names the compared row.
+    significance_measures: ClassVar[tuple[tuple[str, tuple[str, ...]], ...]] = ()
     #: A command-line function mounted as `mmgauge score <name>` (its parameters become the options).
     score_command: ClassVar[str | None] = None
     #: Whether a run with no --bench evaluates it (on its built-in sample).

@@ -12,30 +12,12 @@ import inspect
 import types
 import typing
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Union
 
+from mmgauge.core.command_params import Arg, Opt
 
-@dataclass(frozen=True)
-class Arg:
-    """A positional argument; `settings` go to `typer.Argument`."""
-
-    settings: dict[str, Any] = field(default_factory=dict)
-
-    def __init__(self, **settings: Any) -> None:
-        object.__setattr__(self, "settings", settings)
-
-
-@dataclass(frozen=True)
-class Opt:
-    """An option named by `decls` (``"--json"``, ``"-s"``); `settings` go to `typer.Option`."""
-
-    decls: tuple[str, ...]
-    settings: dict[str, Any] = field(default_factory=dict)
-
-    def __init__(self, *decls: str, **settings: Any) -> None:
-        object.__setattr__(self, "decls", decls)
-        object.__setattr__(self, "settings", settings)
+__all__ = ["Arg", "Opt", "declared", "declares", "for_typer"]
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from mmgauge.benchmarks.registry import known_class
-from mmgauge.comparison.audit import RULE_UNRESOLVED
+from mmgauge.comparison.audit import rule_unresolved
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import DatasetEntry, RunManifest, Sample, SampleRecord
 from mmgauge.extraction.judge import Judge
@@ -45,8 +45,9 @@ class Judges:
 def rule_read(records: Sequence[SampleRecord], benchmarks: Sequence[str] | None = None) -> list[SampleRecord]:
     """The records whose answer a rule read, of the benchmarks that have a judge step, in a fixed order."""
     out = []
+    unread = {name: rule_unresolved(name) for name in {record.benchmark for record in records}}
     for record in records:
-        loose = RULE_UNRESOLVED.get(record.benchmark)
+        loose = unread[record.benchmark]
         ext = record.extraction
         if loose is None or (benchmarks and record.benchmark not in benchmarks):
             continue

@@ -19,7 +19,6 @@ import numpy as np
 import numpy.typing as npt
 
 from mmgauge.benchmarks.judge_audit import audit_entry
-from mmgauge.benchmarks.mme import audit as mme_audit
 from mmgauge.benchmarks.registry import known_class
 from mmgauge.comparison.outcomes import mmbench_outcomes
 from mmgauge.extraction.methods import JUDGE, RANDOM, UNRESOLVED
@@ -28,11 +27,19 @@ from mmgauge.parts.outcomes import BoolArray, Outcomes
 from mmgauge.store.judge_audit import BenchmarkJudgeAudit, JudgeAudit, ScoreBounds
 from mmgauge.store.run_folder import RunFolder
 
+#: The methods of the answers no rule could read, of the benchmarks whose class does not say (its
+#: `rule_unresolved`): see `rule_unresolved`.
 RULE_UNRESOLVED: dict[str, frozenset[str]] = {
-    "mme": mme_audit.RULE_UNRESOLVED,
     "mmbench": frozenset({JUDGE, UNRESOLVED, RANDOM}),
     "m3gia": frozenset({JUDGE, UNRESOLVED, RANDOM}),
 }
+
+
+def rule_unresolved(benchmark: str) -> frozenset[str] | None:
+    """The extraction methods of the answers no rule of `benchmark` could read; None: no judge step."""
+    cls = known_class(benchmark)
+    own = cls.rule_unresolved if cls is not None else None
+    return own if own is not None else RULE_UNRESOLVED.get(benchmark)
 
 
 def _entry(benchmark: str, scored: Sequence[Answer], bounds: list[ScoreBounds]) -> BenchmarkJudgeAudit:

@@ -2,14 +2,14 @@
 
 - a run folder (or its `results.json`): every benchmark it holds, read from its final records (after the
   judge pass), with the dataset fingerprints of its manifest;
-- an MME results folder of the official tool (`<subtask>.txt`), or an MME answers table (TSV/XLSX/JSONL with
-  `prediction`), read with `parser` as `mmgauge score mme` reads them;
+- answers scored elsewhere that a benchmark reads (its `answers_reader` hook: an official tool's results
+  folder, an answers table), read with `parser` as `mmgauge score NAME` reads them;
 - an MMBench predictions file (VLMEvalKit's or lmms-eval's xlsx/TSV, lmms-eval's sample log), read as
   `mmgauge score mmbench` reads it (rules, then the judge if one is given);
 - a record file (a run's `samples.jsonl` / `scored.jsonl`).
 
-Which benchmark a table holds is read from its header (MMBench has option columns A, B, ...); `mme=PATH`
-or `mmbench=PATH` says it outright.
+Which benchmark a table holds is read from its header (MMBench has option columns A, B, ...; else the first
+benchmark whose reader takes it); `NAME=PATH` says it outright.
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from mmgauge.benchmarks.answer_files import AnswersRequest
 from mmgauge.comparison.outcomes import from_answers, mmbench_outcomes
 from mmgauge.core.baselines import BaselineScores
 from mmgauge.core.errors import UserError
@@ -28,12 +29,13 @@ from mmgauge.core.types import RunManifest
 from mmgauge.parts.answers import Answer, by_benchmark
 from mmgauge.parts.outcomes import Outcomes
 from mmgauge.store.run_folder import RunFolder
+from mmgauge.store.runlog import is_record_file
 
 if TYPE_CHECKING:
     from mmgauge.extraction.judge import Judge
 
 RUN_FOLDER = "run folder"
-_FORCED = ("mme", "mmbench")
+_FORCED = ("mmbench",)
 _TABLE_SUFFIXES = (".tsv", ".csv", ".txt", ".xlsx", ".xls", ".jsonl", ".json", ".parquet")
 
 
@@ -66,24 +68,47 @@ def read_source(
         return _run_folder(path)
     if not path.exists():
         raise UserError("no such run folder or answers file", file=str(path))
-    if path.is_dir():
-        if forced not in (None, "mme"):
-            raise UserError("a folder that is not a run folder must be an MME results folder", file=str(path))
-        return _mme_file(path, parser, "MME results folder")
-    if path.suffix.lower() == ".jsonl" and forced is None and _is_record_file(path):
+    if path.suffix.lower() == ".jsonl" and path.is_file() and forced is None and is_record_file(path):
         return _record_file(path)
-    benchmark = forced or _table_benchmark(path)
-    if benchmark == "mme":
-        return _mme_file(path, parser, "MME answers table")
-    return _mmbench_file(path, judge, literal_options)
+    columns = None if path.is_dir() else _table_columns(path)
+    if columns is not None and (forced == "mmbench" or (forced is None and {"A", "B"} <= columns)):
+        return _mmbench_file(path, judge, literal_options)
+    request = AnswersRequest(columns, forced is not None, parser, judge, literal_options)
+    for name, read in _answers_readers(forced):
+        found = read(path, request)
+        if found is not None:
+            return Source(path, path.name, found.kind, None, {name: found.outcomes}, notes=found.notes)
+    what = "folder" if columns is None else "file"
+    raise UserError(f"cannot tell which benchmark this {what} holds (MMBench predictions have option "
+                    "columns A, B, ...); say it with NAME=PATH", file=str(path))
+
+
+def _answers_readers(forced: str | None) -> list[tuple[str, Any]]:
+    """(name, reader) of the benchmarks that read answers scored elsewhere (`forced`'s alone, if given)."""
+    from mmgauge.benchmarks.registry import all_benchmarks, known_class
+
+    found: list[tuple[int, str, Any]] = []
+    for name in [forced] if forced is not None else sorted(all_benchmarks()):
+        cls = known_class(name)
+        if cls is not None and cls.answers_reader is not None:
+            found.append((cls.display_order, name, cls))
+    return [(name, cls.hook("answers_reader")) for _, name, cls in sorted(found)]
 
 
 def _split_benchmark(given: str | Path) -> tuple[str | None, Path]:
     if isinstance(given, str) and "=" in given:
         name, _, rest = given.partition("=")
-        if name.strip().lower() in _FORCED and not Path(given).exists():
+        if _can_force(name.strip().lower()) and not Path(given).exists():
             return name.strip().lower(), Path(rest)
     return None, Path(given)
+
+
+def _can_force(name: str) -> bool:
+    """Whether `NAME=` may name the benchmark of an answers file: one that reads them."""
+    from mmgauge.benchmarks.registry import known_class
+
+    cls = known_class(name) if name and "/" not in name and "\\" not in name else None
+    return name in _FORCED or (cls is not None and cls.answers_reader is not None)
 
 
 def _run_folder(path: Path) -> Source:
@@ -125,23 +150,6 @@ def _record_file(path: Path) -> Source:
         raise UserError("no sample records in this file", file=str(path))
     outcomes = {name: from_answers(name, items) for name, items in answers.items()}
     return Source(path, path.name, "record file", None, outcomes)
-
-
-def _is_record_file(path: Path) -> bool:
-    from mmgauge.benchmarks.mme.official import is_record_file
-
-    return is_record_file(path)
-
-
-def _mme_file(path: Path, parser: str | None, kind: str) -> Source:
-    from mmgauge.benchmarks.mme.answers import load_items
-    from mmgauge.benchmarks.mme.outcomes import from_items
-
-    notes: list[str] = []
-    items, label = load_items(path, parser, notes)
-    source = Source(path, path.name, kind, None, {"mme": from_items(items)})
-    source.notes = [f"{path.name}: read with the {label} parser", *(f"{path.name}: {n}" for n in notes)]
-    return source
 
 
 def _mmbench_file(path: Path, judge: Judge | None, literal_options: bool) -> Source:
@@ -197,15 +205,8 @@ def _columns(path: Path) -> list[str]:
     return line.split("\t") if "\t" in line else line.split(",")
 
 
-def _table_benchmark(path: Path) -> str:
+def _table_columns(path: Path) -> frozenset[str]:
     if path.suffix.lower() not in _TABLE_SUFFIXES:
-        raise UserError("not a run folder, MME results folder or answers table (TSV, CSV, XLSX, JSONL)",
+        raise UserError("not a run folder, results folder or answers table (TSV, CSV, XLSX, JSONL)",
                         file=str(path))
-    columns = {c.strip() for c in _columns(path)}
-    if {"A", "B"} <= columns:
-        return "mmbench"
-    if "prediction" in columns or "answer" in columns:
-        return "mme"
-    raise UserError("cannot tell which benchmark this file holds (MMBench predictions have option columns A, "
-                    "B, ...; MME answers a prediction column); say it with mme=PATH or mmbench=PATH",
-                    file=str(path))
+    return frozenset(c.strip() for c in _columns(path))

@@ -18,10 +18,9 @@ from mmgauge.parts.report.tables import Cell, Mark, Table, table_html
 from mmgauge.report.load import RunView, answers_of
 from mmgauge.store.run_folder import RunFolder
 
-#: Leaderboard column -> the compared numbers it shows, (benchmark, metric, breakdown), first found wins.
-LEADERBOARD: dict[str, tuple[tuple[str, str, str], ...]] = {
-    "MME perception": (("mme", "score", "perception"),),
-    "MME cognition": (("mme", "score", "cognition"),),
+#: Leaderboard column -> the compared numbers it shows, (benchmark, metric, breakdown), first found wins;
+#: then those the benchmarks' `significance_measures` hooks give (`_keys`).
+LEADERBOARD: dict[str, tuple[tuple[str, ...], ...]] = {
     "MMBench circular %": (("mmbench", "circular", "overall"),),
     "MMBench vanilla %": (("mmbench", "vanilla", "overall"),),
     "M3GIA accuracy %": (("m3gia", "accuracy", "mean of languages"),),
@@ -108,11 +107,23 @@ def significance_section(runs: list[RunView], compared: Compared, tables: list[T
     return "".join(parts)
 
 
+def _keys(comparison: Comparison, measure: str) -> tuple[tuple[str, ...], ...]:
+    """(benchmark, metric, breakdown) of the compared numbers the leaderboard column `measure` shows."""
+    from mmgauge.benchmarks.registry import known_class
+
+    keys = LEADERBOARD.get(measure, ())
+    for benchmark in dict.fromkeys(pair.benchmark for pair in comparison.pairs):
+        cls = known_class(benchmark)
+        measures = cls.significance_measures if cls is not None else ()
+        keys += tuple((benchmark, *path) for label, path in measures if label == measure)
+    return keys
+
+
 def _lookup(comparison: Comparison, measure: str, first: int, second: int) -> MetricRow | None:
-    keys = LEADERBOARD.get(measure)
-    if keys is None and measure.startswith("M3GIA GIA "):
+    keys = _keys(comparison, measure)
+    if not keys and measure.startswith("M3GIA GIA "):
         keys = (("m3gia", "GIA", measure.removeprefix("M3GIA GIA ")),)
-    for benchmark, metric, breakdown in keys or ():
+    for benchmark, metric, breakdown in keys:
         row = comparison.row(benchmark, metric, breakdown, first, second)
         if row is not None:
             return row
