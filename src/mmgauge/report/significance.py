@@ -19,7 +19,7 @@ from mmgauge.report.load import RunView, answers_of
 from mmgauge.store.run_folder import RunFolder
 
 #: Leaderboard column -> the compared numbers it shows, (benchmark, metric, breakdown), first found wins;
-#: then those the benchmarks' `significance_measures` hooks give (`_keys`).
+#: then those the benchmarks' `significance_measures` hooks give (`_measures`).
 LEADERBOARD: dict[str, tuple[tuple[str, ...], ...]] = {
     "MMBench circular %": (("mmbench", "circular", "overall"),),
     "MMBench vanilla %": (("mmbench", "vanilla", "overall"),),
@@ -107,20 +107,22 @@ def significance_section(runs: list[RunView], compared: Compared, tables: list[T
     return "".join(parts)
 
 
-def _keys(comparison: Comparison, measure: str) -> tuple[tuple[str, ...], ...]:
-    """(benchmark, metric, breakdown) of the compared numbers the leaderboard column `measure` shows."""
+def _measures(comparison: Comparison) -> dict[str, tuple[tuple[str, ...], ...]]:
+    """Leaderboard column -> (benchmark, metric, breakdown) of the compared numbers it shows: `LEADERBOARD`,
+    and the compared benchmarks' `significance_measures` hooks."""
     from mmgauge.benchmarks.registry import known_class
 
-    keys = LEADERBOARD.get(measure, ())
+    table = dict(LEADERBOARD)
     for benchmark in dict.fromkeys(pair.benchmark for pair in comparison.pairs):
         cls = known_class(benchmark)
-        measures = cls.significance_measures if cls is not None else ()
-        keys += tuple((benchmark, *path) for label, path in measures if label == measure)
-    return keys
+        for label, path in cls.significance_measures if cls is not None else ():
+            table[label] = (*table.get(label, ()), (benchmark, *path))
+    return table
 
 
-def _lookup(comparison: Comparison, measure: str, first: int, second: int) -> MetricRow | None:
-    keys = _keys(comparison, measure)
+def _lookup(comparison: Comparison, measures: dict[str, tuple[tuple[str, ...], ...]], measure: str,
+            first: int, second: int) -> MetricRow | None:
+    keys = measures.get(measure, ())
     if not keys and measure.startswith("M3GIA GIA "):
         keys = (("m3gia", "GIA", measure.removeprefix("M3GIA GIA ")),)
     for benchmark, metric, breakdown in keys:
@@ -157,13 +159,14 @@ def leaderboard_marks(
     if comparison is None:
         return marks, ties
     position = {report: k for k, report in enumerate(compared.index)}
+    measures = _measures(comparison)
     for column, measure in enumerate(board.columns):
         values = [(rows_runs[i], row[column]) for i, row in enumerate(board.rows)
                   if isinstance(row[column], int | float) and not isinstance(row[column], bool)
                   and rows_runs[i] in position]
         ordered = sorted(values, key=lambda item: -float(item[1] or 0.0))
         for (higher, _), (lower, _) in pairwise(ordered):
-            row = _lookup(comparison, measure, position[higher], position[lower])
+            row = _lookup(comparison, measures, measure, position[higher], position[lower])
             if row is None:
                 continue
             ties.rows.append([measure, f"run {higher + 1}", f"run {lower + 1}", row.difference, row.low,
