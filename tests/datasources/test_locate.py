@@ -7,7 +7,6 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from mmgauge.benchmarks.registry import vlmevalkit_names
 from mmgauge.core.errors import UserError
 from mmgauge.datasources.hf_cache import parse_hf_spec, snake_case
 from mmgauge.datasources.locate import resolve_data
@@ -15,8 +14,6 @@ from mmgauge.datasources.tables import read_arrow, table_files
 from mmgauge.testing.hf_layouts import parquet_bytes, write_arrow_cache, write_hub_dataset
 
 COMMIT = "9" * 40
-#: What `mmgauge run` passes: the benchmark classes' own names.
-NAMES = vlmevalkit_names()
 
 
 def small(split: str, rows: int = 2) -> pa.Table:
@@ -44,14 +41,12 @@ def test_vlmevalkit_names_are_found_in_lmudata(tmp_path: Path) -> None:
     for name in ("MMBench_DEV_EN", "CCBench", "MMBench_DEV_CN_V11", "MME"):
         (lmu / f"{name}.tsv").write_text("index\n")
     env = {"LMUData": str(lmu)}
-    assert resolve_data("mmbench", "MMBench_DEV_EN", env=env, names=NAMES) == lmu / "MMBench_DEV_EN.tsv"
-    # Letter case is ignored.
-    assert resolve_data("mmbench", "ccbench", env=env, names=NAMES) == lmu / "CCBench.tsv"
-    found = resolve_data("mmbench", "MMBench_DEV_CN_V11", env=env, names=NAMES)
-    assert found == lmu / "MMBench_DEV_CN_V11.tsv"
-    assert resolve_data("mme", "MME", env=env, names=NAMES) == lmu / "MME.tsv"
+    assert resolve_data("mmbench", "MMBench_DEV_EN", env=env) == lmu / "MMBench_DEV_EN.tsv"
+    assert resolve_data("mmbench", "ccbench", env=env) == lmu / "CCBench.tsv"  # letter case is ignored
+    assert resolve_data("mmbench", "MMBench_DEV_CN_V11", env=env) == lmu / "MMBench_DEV_CN_V11.tsv"
+    assert resolve_data("mme", "MME", env=env) == lmu / "MME.tsv"
     with pytest.raises(UserError, match="'MME' is a VLMEvalKit mme dataset, not mmbench"):
-        resolve_data("mmbench", "MME", env=env, names=NAMES)
+        resolve_data("mmbench", "MME", env=env)
 
 
 def test_lmudata_defaults_to_the_home_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -60,19 +55,18 @@ def test_lmudata_defaults_to_the_home_folder(tmp_path: Path, monkeypatch: pytest
     (tmp_path / "LMUData" / "MMBench_TEST_EN.tsv").write_text("index\n")
     # VLMEvalKit ignores an LMUData that is not an existing folder, and so do we.
     env = {"LMUData": str(tmp_path / "nowhere")}
-    found = resolve_data("mmbench", "MMBench_TEST_EN", env=env, names=NAMES)
-    assert found == tmp_path / "LMUData" / "MMBench_TEST_EN.tsv"
+    assert resolve_data("mmbench", "MMBench_TEST_EN", env=env) == tmp_path / "LMUData" / "MMBench_TEST_EN.tsv"
 
 
 def test_a_missing_name_says_where_it_looked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     with pytest.raises(UserError) as caught:
-        resolve_data("mmbench", "MMBench_DEV_EN", env={"LMUData": str(tmp_path)}, names=NAMES)
+        resolve_data("mmbench", "MMBench_DEV_EN", env={"LMUData": str(tmp_path)})
     message = str(caught.value)
     assert "\n" not in message
     assert str(tmp_path / "MMBench_DEV_EN") in message and str(tmp_path / "MMBench_DEV_EN.tsv") in message
     with pytest.raises(UserError, match="VLMEvalKit names for mme: MME"):
-        resolve_data("mme", "MyOwnMME", env={"LMUData": str(tmp_path)}, names=NAMES)
+        resolve_data("mme", "MyOwnMME", env={"LMUData": str(tmp_path)})
     with pytest.raises(UserError, match="no such file or folder"):
         resolve_data("mme", "some/where.tsv", env={})
 

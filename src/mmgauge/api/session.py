@@ -108,7 +108,7 @@ class EvalSession:
 
     def _benchmark_runs(self) -> list[BenchmarkRun]:
         from mmgauge.benchmarks.base import no_sample_message
-        from mmgauge.benchmarks.registry import benchmark_names, get_benchmark, vlmevalkit_names
+        from mmgauge.benchmarks.registry import benchmark_names, get_benchmark
         from mmgauge.benchmarks.sample_check import is_builtin_sample
         from mmgauge.datasources.confine import loaded_path
         from mmgauge.datasources.locate import resolve_data
@@ -133,7 +133,7 @@ class EvalSession:
                 path = bench.sample_data(self.folder.sample_data_dir(name))
             else:
                 # Not resolve(): a hub snapshot's x.parquet would become its extensionless blob.
-                path = loaded_path(resolve_data(name, given, names=vlmevalkit_names()))
+                path = loaded_path(resolve_data(name, given))
             self.progress.status(f"loading {name} data from {path}")
             dataset = bench.load(path)
             dataset = dataset.model_copy(update={"source": str(loaded_path(Path(dataset.source)))})

@@ -93,17 +93,6 @@ def known_class(name: str) -> type[AnyBenchmark] | None:
         return None
 
 
-def vlmevalkit_names() -> dict[str, tuple[str, ...]]:
-    """VLMEvalKit's dataset names by benchmark, as each installed benchmark's class gives them (each is
-    loaded): what `--data NAME` may name (`datasources/locate.py`)."""
-    found = {}
-    for name in sorted(all_benchmarks()):
-        cls = known_class(name)
-        if cls is not None and cls.vlmevalkit_names:
-            found[name] = tuple(cls.vlmevalkit_names)
-    return found
-
-
 def get_benchmark(name: str, options: Any = None) -> AnyBenchmark:
     """An instance of benchmark `name` with `options` (its options model, a mapping, or None)."""
     return benchmark_class(name)(options)

@@ -16,7 +16,7 @@ When nothing is found the `UserError` is one line naming every place that was lo
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
@@ -30,14 +30,14 @@ from mmgauge.datasources.hf_cache import (
     parse_hf_spec,
 )
 
-#: VLMEvalKit's dataset names (the TSV file stems in LMUData), per benchmark, of the benchmarks whose class
-#: does not give them yet (its `vlmevalkit_names`, which the caller passes as `names`).
+#: VLMEvalKit's dataset names (the TSV file stems in LMUData), per benchmark.
 VLMEVALKIT_NAMES: Final[dict[str, tuple[str, ...]]] = {
     "mmbench": (
         "MMBench_DEV_EN", "MMBench_TEST_EN", "MMBench_DEV_CN", "MMBench_TEST_CN", "MMBench", "MMBench_CN",
         "CCBench", "MMBench_DEV_EN_V11", "MMBench_TEST_EN_V11", "MMBench_DEV_CN_V11", "MMBench_TEST_CN_V11",
         "MMBench_V11", "MMBench_CN_V11",
     ),
+    "mme": ("MME",),
     "m3gia": (),
 }
 _FILE_SUFFIXES: Final = (".tsv", ".xlsx", ".xls", ".csv", ".jsonl", ".json", ".parquet", ".arrow", ".txt")
@@ -52,13 +52,8 @@ def lmudata_root(env: Mapping[str, str]) -> tuple[Path, str]:
     return Path.home() / "LMUData", note
 
 
-def resolve_data(benchmark: str, spec: str, *, env: Mapping[str, str] | None = None,
-                 names: Mapping[str, Sequence[str]] | None = None) -> Path:
-    """The local file or folder `spec` names for `benchmark` (see the module docstring).
-
-    `names`: VLMEvalKit's dataset names by benchmark (the benchmark classes' `vlmevalkit_names`), for
-    matching a name whatever its letter case and refusing another benchmark's; without them a name is
-    looked for as it is written."""
+def resolve_data(benchmark: str, spec: str, *, env: Mapping[str, str] | None = None) -> Path:
+    """The local file or folder `spec` names for `benchmark` (see the module docstring)."""
     variables = environment(env)
     text = spec.strip()
     if not text:
@@ -71,7 +66,7 @@ def resolve_data(benchmark: str, spec: str, *, env: Mapping[str, str] | None = N
     if benchmark == "m3gia" and text == "hf":
         return path  # the M3GIA loader's own word for the default hub cache
     if _is_name(text):
-        return _from_lmudata(benchmark, text, path, variables, {**VLMEVALKIT_NAMES, **(names or {})})
+        return _from_lmudata(benchmark, text, path, variables)
     raise UserError("no such file or folder", file=str(path), field="--data")
 
 
@@ -79,11 +74,10 @@ def _is_name(text: str) -> bool:
     return "/" not in text and "\\" not in text and Path(text).suffix.lower() not in _FILE_SUFFIXES
 
 
-def _from_lmudata(benchmark: str, name: str, path: Path, env: Mapping[str, str],
-                  table: Mapping[str, Sequence[str]]) -> Path:
-    known = {n.lower(): n for names in table.values() for n in names}
+def _from_lmudata(benchmark: str, name: str, path: Path, env: Mapping[str, str]) -> Path:
+    known = {n.lower(): n for names in VLMEVALKIT_NAMES.values() for n in names}
     canonical = known.get(name.lower(), name)
-    owner = next((b for b, names in table.items() if canonical in names), None)
+    owner = next((b for b, names in VLMEVALKIT_NAMES.items() if canonical in names), None)
     if owner is not None and owner != benchmark:
         raise UserError(f"'{canonical}' is a VLMEvalKit {owner} dataset, not {benchmark}", field="--data")
     root, origin = lmudata_root(env)
@@ -92,7 +86,7 @@ def _from_lmudata(benchmark: str, name: str, path: Path, env: Mapping[str, str],
         return candidate
     hint = ""
     if owner is None:
-        names = ", ".join(table.get(benchmark, ())) or "none"
+        names = ", ".join(VLMEVALKIT_NAMES.get(benchmark, ())) or "none"
         hint = f"; VLMEvalKit names for {benchmark}: {names}"
     raise UserError(f"'{name}' not found: not a file or folder ({path.resolve()}), not in VLMEvalKit's data "
                     f"folder ({candidate}, {origin}); nothing is downloaded{hint}", field="--data")
