@@ -219,21 +219,8 @@ def benchmark_packages() -> set[str]:
 
 
 #: Modules outside `benchmarks/<name>/` that still name a benchmark, each until its pieces move into the
-#: benchmark's package (issue 24: MME, MMBench and M3GIA's comparison, report, scoring, CLI and tidy pieces
-#: still live in the framework's packages; their hooks on the benchmark classes name them meanwhile).
-#: Temporary: none may be added, and an entry whose module is clean must go.
-NAMES_A_BENCHMARK_EXCEPTIONS: frozenset[str] = frozenset({
-    "mmgauge.backends.replay_formats",
-    "mmgauge.cli.mme",
-    "mmgauge.comparison.agreement",
-    "mmgauge.comparison.audit",
-    "mmgauge.comparison.outcomes",
-    "mmgauge.comparison.sources",
-    "mmgauge.datasources.locate",
-    "mmgauge.report.significance",
-    "mmgauge.scoring.mme",
-    "mmgauge.testing.oracle",
-})
+#: benchmark's package. Temporary: none may be added, and an entry whose module is clean must go.
+NAMES_A_BENCHMARK_EXCEPTIONS: frozenset[str] = frozenset()
 
 
 def names_of_benchmarks(path: Path, names: set[str]) -> set[str]:

@@ -41,7 +41,7 @@ def test_scoring_imports_without_models_or_http() -> None:
     code = (
         "import sys, mmgauge.scoring.general_level, mmgauge.store.runlog\n"
         "import importlib.util as u\n"
-        "names = ('mmgauge.scoring.mme', 'mmgauge.benchmarks.mmbench.scoring',\n"
+        "names = ('mmgauge.benchmarks.mme.scoring', 'mmgauge.benchmarks.mmbench.scoring',\n"
         "         'mmgauge.benchmarks.m3gia.gia')\n"
         "for name in names:\n"
         "    if u.find_spec(name): __import__(name)\n"

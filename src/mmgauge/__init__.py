@@ -33,7 +33,6 @@ _EXPORTS = {
     "request_from_config": "mmgauge.api.run_config",
     "load_run": "mmgauge.api.runs",
     "Run": "mmgauge.api.runs",
-    "score_mme": "mmgauge.api.scores",
     "general_level": "mmgauge.api.scores",
     "export_table": "mmgauge.api.export",
     "log_wandb": "mmgauge.api.wandb_log",

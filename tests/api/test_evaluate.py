@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 import mmgauge
+from mmgauge.benchmarks.mme.scoring import MMEResult
 from mmgauge.core.errors import UserError
-from mmgauge.scoring.mme import MMEResult
 
 
 def test_evaluate_inside_a_running_event_loop(tmp_path: Path) -> None:

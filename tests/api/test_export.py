@@ -13,8 +13,8 @@ import pytest
 from mmgauge import export_table, load_run
 from mmgauge.benchmarks.m3gia.scoring import M3GIAResult
 from mmgauge.benchmarks.mmbench.scoring import MMBenchResult
+from mmgauge.benchmarks.mme.scoring import MMEResult
 from mmgauge.core.errors import UserError
-from mmgauge.scoring.mme import MMEResult
 from mmgauge.stats.proportion import Interval
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import mmgauge
-from mmgauge.scoring.mme import MMEResult
+from mmgauge.benchmarks.mme.scoring import MMEResult
 from mmgauge.testing.gemini_server import Action, FakeGeminiServer
 
 KEY = "AIzaSy-run-key-0123456789"

@@ -13,10 +13,10 @@ import mmgauge
 from mmgauge.benchmarks.baseline_answers import Baseline, yes_no_baselines
 from mmgauge.benchmarks.baseline_scores import answer_sets, score_baselines
 from mmgauge.benchmarks.mmbench.scoring import MMBenchResult
+from mmgauge.benchmarks.mme.scoring import COGNITION, PERCEPTION, MMEResult
 from mmgauge.benchmarks.registry import get_benchmark
 from mmgauge.benchmarks.yesno import YesNoBenchmark
 from mmgauge.core.types import ModelResponse, Sample, SampleRecord
-from mmgauge.scoring.mme import COGNITION, PERCEPTION, MMEResult
 from mmgauge.store.results import RunResults
 
 

@@ -14,7 +14,7 @@ import pytest
 from mmgauge.api.compare import compare
 from mmgauge.comparison.core import Comparison
 from mmgauge.core.errors import UserError
-from mmgauge.testing.oracle import oracle_run, write_release
+from oracles.mme_release import oracle_run, write_release
 
 PLANTED = "count"
 

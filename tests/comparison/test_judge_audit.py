@@ -15,8 +15,8 @@ import pytest
 from mmgauge.api.audit import judge_audit
 from mmgauge.benchmarks.mmbench.sample import sample_frame
 from mmgauge.store.run_folder import RunFolder
-from mmgauge.testing.oracle import write_release
 from mmgauge.testing.server import FakeOpenAIServer
+from oracles.mme_release import write_release
 
 UNSURE = "Hmm, I cannot say from this picture."
 

@@ -15,7 +15,7 @@ from mmgauge.api.compare import compare
 from mmgauge.comparison.core import Comparison
 from mmgauge.parts.metric_rows import MetricRow
 from mmgauge.report import build_report
-from mmgauge.testing.oracle import oracle_run, write_release
+from oracles.mme_release import oracle_run, write_release
 
 
 @pytest.fixture(scope="module")

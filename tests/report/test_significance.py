@@ -13,8 +13,8 @@ import pytest
 from mmgauge.api.audit import audit_judge, judge_audit
 from mmgauge.api.compare import compare
 from mmgauge.report import build_report, write_report
-from mmgauge.testing.oracle import oracle_run, write_release
 from mmgauge.testing.server import FakeOpenAIServer
+from oracles.mme_release import oracle_run, write_release
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mmgauge.scoring.mme import PERCEPTION, MMEItem, score_mme
+from mmgauge.benchmarks.mme.scoring import PERCEPTION, MMEItem, score_mme
 from mmgauge.stats.bootstrap import cluster_weights, paired_bootstrap, sum_of_group_means
 
 

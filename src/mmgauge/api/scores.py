@@ -1,6 +1,6 @@
-"""Scoring files produced elsewhere, without a model: MME answers, General-Level results. Each
-is what the matching `mmgauge score ...` command computes. A benchmark's own scorers of other toolkits' files
-come from its `library_functions` hook (see `mmgauge/__init__.py`)."""
+"""Scoring files produced elsewhere, without a model: General-Level results, as `mmgauge score level`
+computes them. A benchmark's own scorers of other toolkits' files come from its `library_functions` hook
+(see `mmgauge/__init__.py`)."""
 
 from __future__ import annotations
 
@@ -14,23 +14,6 @@ from mmgauge.core.errors import UserError
 if TYPE_CHECKING:
     from mmgauge.general_level.runs import RunCoverage
     from mmgauge.scoring.general_level import LevelReport, ResultTable, TaskRow
-    from mmgauge.scoring.mme import MMEResult
-
-
-def score_mme(source: str | Path, parser: str | None = None, *, notes: list[str] | None = None) -> MMEResult:
-    """MME scores of an official results folder, a run folder, or a TSV/XLSX/JSONL of answers.
-
-    `parser`: `official` (the default for raw answers) or `words`; a run folder keeps its run's reading
-    unless a parser is given. Notes worth showing (files left out, a run not scored) go to `notes`.
-    """
-    from mmgauge.benchmarks.mme.answers import load_columns
-    from mmgauge.extraction.parser_names import PARSERS
-    from mmgauge.scoring.mme import score_mme_columns
-
-    if parser is not None and parser not in PARSERS:
-        raise UserError(f"unknown parser '{parser}'; choose one of: {', '.join(PARSERS)}", field="--parser")
-    columns, label = load_columns(Path(source), parser, notes)
-    return score_mme_columns(columns, parser=label)
 
 
 @dataclass

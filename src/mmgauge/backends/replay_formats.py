@@ -79,7 +79,7 @@ def lmms_eval_documents(rows: Iterable[tuple[int, dict[str, Any]]], file: str,
     """The lines of an lmms-eval sample log: MMBench answers by the row's `index`, and MME documents in
     `doc_id` order (the order lmms-eval read the dataset in, which pairs an image's two questions)."""
     answers: dict[str, str] = {}
-    mme: list[MMEDocument] = []
+    documents: list[MMEDocument] = []
     for line, row in rows:
         text = _text(row.get("filtered_resps")) or _text(row.get("resps"))
         entry = next((row[k] for k in ("gpt_eval_score", "submission") if isinstance(row.get(k), dict)), None)
@@ -92,12 +92,12 @@ def lmms_eval_documents(rows: Iterable[tuple[int, dict[str, Any]]], file: str,
         scored = next((row[k] for k in MME_ENTRIES if isinstance(row.get(k), dict)), None)
         if scored is not None and "question_id" in scored and "category" in scored:
             doc_id = whole_number(row.get("doc_id"), file, line, "doc_id")
-            mme.append(MMEDocument(doc_id, line, str(scored["category"]), str(scored["question_id"]),
+            documents.append(MMEDocument(doc_id, line, str(scored["category"]), str(scored["question_id"]),
                                    _target(row), text))
             continue
         raise UserError("an lmms-eval log line without an MMBench (index) or MME (question_id) entry",
                         file=file, line=line)
-    return answers, sorted(mme, key=lambda doc: (doc.doc_id, doc.line))
+    return answers, sorted(documents, key=lambda doc: (doc.doc_id, doc.line))
 
 
 def _target(row: dict[str, Any]) -> str | None:

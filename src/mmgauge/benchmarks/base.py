@@ -83,9 +83,8 @@ class Benchmark(ABC, Generic[OptionsT, ResultT]):
     comparison_notes: ClassVar[str | None] = None
     #: `build(answers) -> Outcomes`: the items two runs are paired on (default: one per sample and round).
     outcomes_builder: ClassVar[str | None] = None
-    #: `read(path, judge, options) -> (outcomes, kind, notes)`: another toolkit's answers file, as `compare`
-    #: pairs it (`parts.outcomes.Outcomes`, a few words on what the file is, notes on how it was read);
-    #: `options` holds the comparison's reading options (`parser`, `literal_options`). None: not read.
+    #: `read(path, AnswersRequest) -> AnswersFile | None` (`benchmarks/answer_files.py`): answers scored
+    #: elsewhere (what `mmgauge score <name>` reads) for `compare`; None when `path` is no such file of it.
     answers_reader: ClassVar[str | None] = None
     #: `audit(answers, rng) -> entry` for the judge audit (default: no audit of this benchmark).
     audit_rules: ClassVar[str | None] = None
@@ -95,8 +94,8 @@ class Benchmark(ABC, Generic[OptionsT, ResultT]):
     #: `read(bench, judge, sample, record, text) -> answer or None`: the judge asked about a stored record's
     #: answer `text` as the run's judge pass asks, with its sample (`audit-judge` loads the run's data).
     sample_judge: ClassVar[str | None] = None
-    #: The extraction methods of the answers no rule could read (its judge's, unread, random): empty for a
-    #: benchmark without a judge step. `audit-judge` samples the other answers.
+    #: The extraction methods of the answers no rule could read (its judge's, unread, random): the judge
+    #: audit's and `audit-judge`'s; empty for a benchmark without a judge step.
     rule_unresolved: ClassVar[frozenset[str]] = frozenset()
     #: `row(column, rows) -> MetricRow or None`: a leaderboard column's row among two runs' compared rows,
     #: where `significance_measures` has none.
@@ -109,7 +108,8 @@ class Benchmark(ABC, Generic[OptionsT, ResultT]):
     #: another toolkit's files: the library's face of `score_command`.
     library_functions: ClassVar[tuple[str, ...]] = ()
     #: The report leaderboard's columns whose neighbouring runs it tests apart: (column label, key paths),
-    #: each key path a compared number's (metric, breakdown) of this benchmark, the first found used.
+    #: the label as `headline_numbers` names the number, each key path a compared row's (metric, breakdown)
+    #: as the benchmark's `comparer` names it; the first found is used.
     significance_measures: ClassVar[tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]] = ()
     #: Old spellings of `score <name>`, still accepted (hidden) with a note naming the new one.
     command_aliases: ClassVar[tuple[str, ...]] = ()

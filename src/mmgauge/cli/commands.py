@@ -39,7 +39,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("score level", "mmgauge.cli.level:level_command",
             "Score RESULTS against General-Level's specialist table.", aliases=("level",)),
     Command("export", None, "Write runs' answers or scores in other formats."),
-    Command("export mme", "mmgauge.cli.mme:export_command",
+    Command("export mme", "mmgauge.benchmarks.mme.command:export_command",
             "Write a run's MME answers as the official tool's files."),
     Command("export mmbench", "mmgauge.benchmarks.mmbench.command:export_command",
             "Write a run's answers as a VLMEvalKit predictions xlsx."),

@@ -45,8 +45,9 @@ class Judges:
 def rule_read(records: Sequence[SampleRecord], benchmarks: Sequence[str] | None = None) -> list[SampleRecord]:
     """The records whose answer a rule read, of the benchmarks that have a judge step, in a fixed order."""
     out = []
+    unread = {name: rule_unresolved(name) for name in {record.benchmark for record in records}}
     for record in records:
-        loose = rule_unresolved(record.benchmark)
+        loose = unread[record.benchmark]
         ext = record.extraction
         if loose is None or (benchmarks and record.benchmark not in benchmarks):
             continue
@@ -86,8 +87,6 @@ class _Reader:
         if reader is not None:
             found: str | None = await reader(judge, record, text)
             return found or NONE
-        from mmgauge.extraction.choice import judge_choice
-
         sample = self.samples[record.benchmark].get(record.sample_id)
         if sample is None:
             raise UserError(f"the run's data has no sample {record.sample_id!r} any more",
@@ -96,10 +95,6 @@ class _Reader:
         if reread is not None:
             again: str | None = await reread(self.benchmarks[record.benchmark], judge, sample, record, text)
             return again or NONE
-        hint = str(sample.metadata.get("hint", ""))
-        if record.benchmark == "mmbench":
-            question = f"{hint}\n{sample.question}" if hint else sample.question
-            return (await judge_choice(judge, question, dict(sample.options), text)).answer or NONE
         raise UserError(f"{record.benchmark} has no way to ask its judge about a stored answer",
                         field=record.benchmark)
 
@@ -146,8 +141,8 @@ async def study(
                         file=str(folder.path))
     candidates = rule_read(folder.records(), benchmarks)
     if not candidates:
-        raise UserError("the run has no answers read by rules in a benchmark with a judge step (MME, "
-                        "MMBench, M3GIA)", file=str(folder.path))
+        raise UserError("the run has no answers read by rules in a benchmark with a judge step",
+                        file=str(folder.path))
     chosen = sorted(random.Random(seed).sample(candidates, min(sample, len(candidates))), key=lambda r: r.key)
     reader = _Reader(manifest, chosen)
     gate = asyncio.Semaphore(CONCURRENCY)

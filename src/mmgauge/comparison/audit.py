@@ -15,26 +15,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from mmgauge.benchmarks.mme import audit as mme_audit
 from mmgauge.benchmarks.registry import known_class
 from mmgauge.parts.answers import Answer, by_benchmark
 from mmgauge.store.judge_audit import BenchmarkJudgeAudit, JudgeAudit, ScoreBounds
 from mmgauge.store.run_folder import RunFolder
 
-RULE_UNRESOLVED: dict[str, frozenset[str]] = {
-    "mme": mme_audit.RULE_UNRESOLVED,
-}
-
 
 def rule_unresolved(benchmark: str) -> frozenset[str] | None:
-    """The methods of the answers no rule of `benchmark` could read; None when it has no judge step."""
-    found = RULE_UNRESOLVED.get(benchmark)
-    if found is None:
-        cls = known_class(benchmark)
-        found = cls.rule_unresolved if cls is not None and cls.rule_unresolved else None
-    return found
-
-
+    """The extraction methods of the answers no rule of `benchmark` could read; None: no judge step."""
+    cls = known_class(benchmark)
+    return cls.rule_unresolved if cls is not None and cls.rule_unresolved else None
 
 
 def number_text(value: float, unit: str) -> str:

@@ -2,14 +2,13 @@
 
 - a run folder (or its `results.json`): every benchmark it holds, read from its final records (after the
   judge pass), with the dataset fingerprints of its manifest;
-- an MME results folder of the official tool (`<subtask>.txt`), or an MME answers table (TSV/XLSX/JSONL with
-  `prediction`), read with `parser` as `mmgauge score mme` reads them;
-- another toolkit's answers file of a benchmark with an `answers_reader` hook (MMBench predictions: rules,
-  then the judge if one is given, as its `score` command reads them);
+- answers scored elsewhere that a benchmark reads (its `answers_reader` hook: an official tool's results
+  folder, another toolkit's predictions file, an answers table), read as `mmgauge score NAME` reads them
+  (with `parser`; rules, then the judge if one is given);
 - a record file (a run's `samples.jsonl` / `scored.jsonl`).
 
-Which benchmark a table holds is read from its header (MMBench has option columns A, B, ...); `mme=PATH`
-or `mmbench=PATH` says it outright.
+Which benchmark a file holds is the first benchmark (in display order) whose reader takes it, from the
+table's header (a choice benchmark's has option columns A, B, ...); `NAME=PATH` says it outright.
 """
 
 from __future__ import annotations
@@ -18,8 +17,9 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from mmgauge.benchmarks.answer_files import AnswersRequest
 from mmgauge.comparison.outcomes import from_answers
 from mmgauge.core.baselines import BaselineScores
 from mmgauge.core.errors import UserError
@@ -27,12 +27,12 @@ from mmgauge.core.types import RunManifest
 from mmgauge.parts.answers import Answer, by_benchmark
 from mmgauge.parts.outcomes import Outcomes
 from mmgauge.store.run_folder import RunFolder
+from mmgauge.store.runlog import is_record_file
 
 if TYPE_CHECKING:
     from mmgauge.extraction.judge import Judge
 
 RUN_FOLDER = "run folder"
-_FORCED = ("mme", "mmbench")
 _TABLE_SUFFIXES = (".tsv", ".csv", ".txt", ".xlsx", ".xls", ".jsonl", ".json", ".parquet")
 
 
@@ -65,24 +65,45 @@ def read_source(
         return _run_folder(path)
     if not path.exists():
         raise UserError("no such run folder or answers file", file=str(path))
-    if path.is_dir():
-        if forced not in (None, "mme"):
-            raise UserError("a folder that is not a run folder must be an MME results folder", file=str(path))
-        return _mme_file(path, parser, "MME results folder")
-    if path.suffix.lower() == ".jsonl" and forced is None and _is_record_file(path):
+    if path.suffix.lower() == ".jsonl" and path.is_file() and forced is None and is_record_file(path):
         return _record_file(path)
-    benchmark = forced or _table_benchmark(path)
-    if benchmark == "mme":
-        return _mme_file(path, parser, "MME answers table")
-    return _answers_file(path, benchmark, judge, {"parser": parser, "literal_options": literal_options})
+    columns = None if path.is_dir() else _table_columns(path)
+    request = AnswersRequest(columns, forced is not None, parser, judge, literal_options)
+    for name, read in _answers_readers(forced):
+        found = read(path, request)
+        if found is not None:
+            return Source(path, path.name, found.kind, None, {name: found.outcomes}, notes=found.notes)
+    what = "folder" if columns is None else "file"
+    raise UserError(f"cannot tell which benchmark this {what} holds: no benchmark's reader of answers files "
+                    "takes it; say it with NAME=PATH", file=str(path))
+
+
+def _answers_readers(forced: str | None) -> list[tuple[str, Any]]:
+    """(name, reader) of the benchmarks that read answers scored elsewhere (`forced`'s alone, if given)."""
+    from mmgauge.benchmarks.registry import all_benchmarks, known_class
+
+    found: list[tuple[int, str, Any]] = []
+    for name in [forced] if forced is not None else sorted(all_benchmarks()):
+        cls = known_class(name)
+        if cls is not None and cls.answers_reader is not None:
+            found.append((cls.display_order, name, cls))
+    return [(name, cls.hook("answers_reader")) for _, name, cls in sorted(found)]
 
 
 def _split_benchmark(given: str | Path) -> tuple[str | None, Path]:
     if isinstance(given, str) and "=" in given:
         name, _, rest = given.partition("=")
-        if name.strip().lower() in _FORCED and not Path(given).exists():
+        if _can_force(name.strip().lower()) and not Path(given).exists():
             return name.strip().lower(), Path(rest)
     return None, Path(given)
+
+
+def _can_force(name: str) -> bool:
+    """Whether `NAME=` may name the benchmark of an answers file: one that reads them."""
+    from mmgauge.benchmarks.registry import known_class
+
+    cls = known_class(name) if name and "/" not in name and "\\" not in name else None
+    return cls is not None and cls.answers_reader is not None
 
 
 def _run_folder(path: Path) -> Source:
@@ -126,37 +147,6 @@ def _record_file(path: Path) -> Source:
     return Source(path, path.name, "record file", None, outcomes)
 
 
-def _is_record_file(path: Path) -> bool:
-    from mmgauge.benchmarks.mme.official import is_record_file
-
-    return is_record_file(path)
-
-
-def _mme_file(path: Path, parser: str | None, kind: str) -> Source:
-    from mmgauge.benchmarks.mme.answers import load_items
-    from mmgauge.benchmarks.mme.outcomes import from_items
-
-    notes: list[str] = []
-    items, label = load_items(path, parser, notes)
-    source = Source(path, path.name, kind, None, {"mme": from_items(items)})
-    source.notes = [f"{path.name}: read with the {label} parser", *(f"{path.name}: {n}" for n in notes)]
-    return source
-
-
-def _answers_file(path: Path, benchmark: str, judge: Judge | None, options: dict[str, object]) -> Source:
-    """Another toolkit's answers file, read by the benchmark's `answers_reader` hook."""
-    from mmgauge.benchmarks.registry import known_class
-
-    cls = known_class(benchmark)
-    read = cls.hook("answers_reader") if cls is not None else None
-    if read is None:
-        raise UserError(f"{benchmark} has no reader of answers files to compare", file=str(path))
-    outcomes, kind, notes = read(path, judge, options)
-    source = Source(path, path.name, kind, None, {benchmark: outcomes})
-    source.notes = [f"{path.name}: {note}" for note in notes]
-    return source
-
-
 def _columns(path: Path) -> list[str]:
     """The column names of a table file (its header only)."""
     suffix = path.suffix.lower()
@@ -188,15 +178,8 @@ def _columns(path: Path) -> list[str]:
     return line.split("\t") if "\t" in line else line.split(",")
 
 
-def _table_benchmark(path: Path) -> str:
+def _table_columns(path: Path) -> frozenset[str]:
     if path.suffix.lower() not in _TABLE_SUFFIXES:
-        raise UserError("not a run folder, MME results folder or answers table (TSV, CSV, XLSX, JSONL)",
+        raise UserError("not a run folder, results folder or answers table (TSV, CSV, XLSX, JSONL)",
                         file=str(path))
-    columns = {c.strip() for c in _columns(path)}
-    if {"A", "B"} <= columns:
-        return "mmbench"
-    if "prediction" in columns or "answer" in columns:
-        return "mme"
-    raise UserError("cannot tell which benchmark this file holds (MMBench predictions have option columns A, "
-                    "B, ...; MME answers a prediction column); say it with mme=PATH or mmbench=PATH",
-                    file=str(path))
+    return frozenset(c.strip() for c in _columns(path))

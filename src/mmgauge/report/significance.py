@@ -19,12 +19,6 @@ from mmgauge.parts.report.tables import Cell, Mark, Table, table_html
 from mmgauge.report.load import RunView, answers_of
 from mmgauge.store.run_folder import RunFolder
 
-#: Leaderboard column -> the compared numbers it shows, (benchmark, metric, breakdown), first found wins. A
-#: benchmark's class gives its own (`significance_measures`, then `significance_row`; see `_measures`).
-LEADERBOARD: dict[str, tuple[tuple[str, ...], ...]] = {
-    "MME perception": (("mme", "score", "perception"),),
-    "MME cognition": (("mme", "score", "cognition"),),
-}
 TIE = "≈"
 COLUMNS = ["number", "run A", "run B", "A - B", "CI low", "CI high", "n", "unit", "test", "p", "p (Holm)",
            "MDD", "verdict"]
@@ -108,14 +102,14 @@ def significance_section(runs: list[RunView], compared: Compared, tables: list[T
 
 
 def _measures(comparison: Comparison) -> dict[str, tuple[tuple[str, ...], ...]]:
-    """`LEADERBOARD` with the columns of the compared benchmarks' `significance_measures` hooks, each key path
-    (metric, breakdown) under its benchmark's name."""
-    found = dict(LEADERBOARD)
-    for benchmark in sorted({pair.benchmark for pair in comparison.pairs}):
+    """Leaderboard column -> (benchmark, metric, breakdown) of the compared numbers it shows: the compared
+    benchmarks' `significance_measures` hooks, each key path (metric, breakdown) under its benchmark."""
+    table: dict[str, tuple[tuple[str, ...], ...]] = {}
+    for benchmark in dict.fromkeys(pair.benchmark for pair in comparison.pairs):
         cls = known_class(benchmark)
         for label, paths in cls.significance_measures if cls is not None else ():
-            found.setdefault(label, tuple((benchmark, *path) for path in paths))
-    return found
+            table[label] = (*table.get(label, ()), *((benchmark, *path) for path in paths))
+    return table
 
 
 def _lookup(comparison: Comparison, measure: str, first: int, second: int,

@@ -6,6 +6,7 @@ so a resumed run continues a clean file and nothing finished before the kill is 
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -51,6 +52,20 @@ def complete_lines(path: Path) -> Iterator[tuple[int, bytes]]:
     for number, line in enumerate(data.split(b"\n"), start=1):
         if line.strip():
             yield number, line
+
+
+def is_record_file(path: Path) -> bool:
+    """Whether `path` holds records (a run's record log, or a copy of one): its first non-blank line is a
+    JSON object with a sample id and a response."""
+    with path.open("rb") as handle:
+        for line in handle:  # bytes: only "\n" ends a line (JSON text may hold a raw U+2028)
+            if line.strip():
+                try:
+                    first = json.loads(line)
+                except ValueError:
+                    return False
+                return isinstance(first, dict) and "sample_id" in first and "response" in first
+    return False
 
 
 def read_records(path: Path) -> Iterator[SampleRecord]:

@@ -1,9 +1,7 @@
-"""Tidy rows of the built-in benchmarks' results and of General-Level reports, by benchmark name.
+"""Tidy rows of General-Level reports (a benchmark's own come from its `tidy_rows` hook or `tidy` method).
 
 Each function reads the stored result JSON back as its result model and returns one `TidyRow` per number
-the terminal summary and the report show, in the units they show it (see `parts/tidy.py`): MME in percent
-(acc, acc+, yes share) and points (scores, totals). A benchmark's `tidy_rows` hook names its function here
-(until it moves into its package).
+the terminal summary and the report show, in the units they show it (see `parts/tidy.py`).
 """
 
 from __future__ import annotations
@@ -15,7 +13,6 @@ from mmgauge.parts.tidy import (
     COUNT,
     LEVEL,
     PERCENT,
-    POINTS,
     TidyRow,
     breakdown,
     metric_row,
@@ -23,28 +20,6 @@ from mmgauge.parts.tidy import (
 
 #: The benchmark name General-Level reports are exported under (as in the HTML report).
 GENERAL_LEVEL: Final = "general_level"
-
-
-def mme_rows(data: Mapping[str, Any]) -> list[TidyRow]:
-    """Perception and cognition totals (points), and per subtask acc, acc+, score and the share of yes."""
-    from mmgauge.scoring.mme import MMEResult
-
-    result = MMEResult.model_validate(data)
-    rows = [metric_row(name, total.score, POINTS, ci=total.ci, partial=total.partial, headline=True)
-            for name, total in (("perception", result.perception), ("cognition", result.cognition))]
-    for name, score in result.subtasks.items():
-        where, partial = breakdown(("subtask", name)), not score.complete
-        rows += [
-            metric_row("acc", score.acc, PERCENT, where=where, ci=score.acc_ci, n=score.questions,
-                       partial=partial),
-            metric_row("acc_plus", score.acc_plus, PERCENT, where=where, ci=score.acc_plus_ci,
-                       partial=partial),
-            metric_row("score", score.score, POINTS, where=where, ci=score.score_ci, partial=partial),
-            # Share of "yes" among the answers read as yes or no: n is those answers.
-            metric_row("yes_ratio", score.yes_ratio, PERCENT, where=where, scale=100.0,
-                       n=score.questions - score.other, partial=partial),
-        ]
-    return rows
 
 
 def general_level_rows(data: Mapping[str, Any]) -> list[TidyRow]:

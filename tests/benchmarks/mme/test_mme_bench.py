@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from mmgauge.benchmarks.mme.bench import MMEBenchmark, MMEOptions
+from mmgauge.benchmarks.mme.scoring import SUBTASKS
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import ModelResponse, SampleRecord
 from mmgauge.extraction.judge import Judge
-from mmgauge.scoring.mme import SUBTASKS
 from mmgauge.testing.scripted import ScriptedBackend
 
 
@@ -126,7 +126,7 @@ def test_failed_requests_make_the_subtask_incomplete(tmp_path: Path) -> None:
 
 
 def test_summary_prints_each_total_with_its_interval_and_n() -> None:
-    from mmgauge.scoring.mme import MMEItem, score_mme
+    from mmgauge.benchmarks.mme.scoring import MMEItem, score_mme
 
     items = [MMEItem("code_reasoning", str(i), truth, truth) for i in range(5) for truth in ("yes", "no")]
     summary = dict(MMEBenchmark().summary(score_mme(items, parser="official")))

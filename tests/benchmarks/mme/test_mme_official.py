@@ -16,10 +16,10 @@ from mmgauge.benchmarks.mme.official import (
     sanitize,
     write_results_folder,
 )
+from mmgauge.benchmarks.mme.scoring import score_mme
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import ModelResponse, SampleRecord
 from mmgauge.extraction.yesno import parse_official
-from mmgauge.scoring.mme import score_mme
 
 # Hand-made results folder. Derivation (official parser):
 # existence  a: "Yes" exact yes (right), "No" exact no (right)           -> pair right

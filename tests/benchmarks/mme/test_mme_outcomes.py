@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mmgauge.benchmarks.mme.outcomes import from_items
-from mmgauge.scoring.mme import MMEItem
+from mmgauge.benchmarks.mme.scoring import MMEItem
 
 
 def test_mme_file_items_get_the_run_sample_ids() -> None:

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from mmgauge.api.scores import score_mme as score_source
+from mmgauge.benchmarks.mme.answers import score_mme as score_source
 from mmgauge.benchmarks.mme.official import read_results_folder, results_files
 from mmgauge.benchmarks.mme.results_columns import read_results_columns
+from mmgauge.benchmarks.mme.scoring import score_mme, score_mme_columns
 from mmgauge.core.errors import UserError
-from mmgauge.scoring.mme import score_mme, score_mme_columns
 
 TEMPLATE = Path(__file__).resolve().parents[2] / "fixtures" / "mme" / "official_template"
 ANSWERS = ["Yes", "No", "yes", "no", "YES", " yes", "  yes", "yes\u00a0", "Yes, there is.", "No, it is not.",

@@ -7,7 +7,7 @@ rule-unresolved answer counted right and counted wrong. What the bounds mean: `c
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
 
@@ -17,6 +17,10 @@ from mmgauge.benchmarks.mmbench.outcomes import outcomes
 from mmgauge.parts.answers import Answer
 from mmgauge.parts.outcomes import BoolArray, Outcomes
 from mmgauge.store.judge_audit import BenchmarkJudgeAudit, ScoreBounds
+
+if TYPE_CHECKING:
+    from mmgauge.core.types import Sample, SampleRecord
+    from mmgauge.extraction.judge import Judge
 
 RULE_UNRESOLVED: Final = MMBenchBenchmark.rule_unresolved
 
@@ -48,3 +52,14 @@ def audit(answers: Sequence[Answer]) -> BenchmarkJudgeAudit:
                 decided=int((high.values[metric] != low.values[metric]).sum()), units=len(scored),
                 unit_name="question groups"))
     return audit_entry("mmbench", [a for a in chosen if not a.failed], bounds, RULE_UNRESOLVED)
+
+
+async def judge_sample(bench: MMBenchBenchmark, judge: Judge, sample: Sample, record: SampleRecord, text: str
+                       ) -> str | None:
+    """The judge's reading of a stored answer (the `sample_judge` hook: `audit-judge`), asked with the
+    question after its hint and the options as shown, as the run's judge pass asks it."""
+    from mmgauge.extraction.choice import judge_choice
+
+    hint = str(sample.metadata.get("hint", ""))
+    question = f"{hint}\n{sample.question}" if hint else sample.question
+    return (await judge_choice(judge, question, dict(sample.options), text)).answer

@@ -86,6 +86,7 @@ class MMBenchBenchmark(Benchmark[MMBenchOptions, MMBenchResult]):
         "mmgauge.benchmarks.mmbench.scores:score_mmbench",
         "mmgauge.benchmarks.mmbench.scores:score_mmbench_async",
     )
+    sample_judge: ClassVar[str | None] = "mmgauge.benchmarks.mmbench.audit:judge_sample"
     #: The judge's answers, the unread (wrong) and a seeded random letter: what no rule could read.
     rule_unresolved: ClassVar[frozenset[str]] = frozenset({JUDGE, UNRESOLVED, RANDOM})
     significance_measures: ClassVar[tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]] = (

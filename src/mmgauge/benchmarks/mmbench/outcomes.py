@@ -8,19 +8,20 @@ them: a group without an answer key or with a failed request is not scored.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from mmgauge.benchmarks.answer_files import AnswersFile, AnswersRequest
 from mmgauge.benchmarks.mmbench.scoring import L2_ABBREVIATIONS
 from mmgauge.core.errors import UserError
 from mmgauge.parts.answers import Answer
 from mmgauge.parts.outcomes import BoolArray, IntArray, ObjArray, Outcomes, objects
 
 if TYPE_CHECKING:
-    from mmgauge.extraction.judge import Judge
+    pass
 
 
 def outcomes(
@@ -78,16 +79,20 @@ def from_answers(answers: Sequence[Answer]) -> Outcomes:
     )
 
 
-def from_predictions_file(path: Path, judge: Judge | None, options: Mapping[str, Any]
-                          ) -> tuple[Outcomes, str, list[str]]:
-    """A predictions file (VLMEvalKit's or lmms-eval's xlsx/TSV, lmms-eval's sample log) read as `mmgauge
-    score mmbench` reads it, rules then the judge if one is given (the `answers_reader` hook: `compare`)."""
+def from_predictions_file(path: Path, request: AnswersRequest) -> AnswersFile | None:
+    """The `answers_reader` hook (`compare`): a predictions file (VLMEvalKit's or lmms-eval's xlsx/TSV,
+    lmms-eval's sample log) read as `mmgauge score mmbench` reads it, rules then the judge if one is given;
+    None for a folder, or a table without option columns (A, B, ...) unless MMBench was named."""
     from mmgauge.benchmarks.mmbench.predictions import load_predictions, read_predictions
     from mmgauge.core.sync import run_sync
 
-    literal_options = bool(options.get("literal_options", False))
+    columns = request.columns
+    if columns is None or (not request.forced and not {"A", "B"} <= columns):
+        return None
+    judge = request.judge
     table = load_predictions(path, vlmevalkit_groups=True)
-    read = run_sync(read_predictions(table, judge, literal_options=literal_options, vlmevalkit_groups=True))
+    read = run_sync(read_predictions(table, judge, literal_options=request.literal_options,
+                                     vlmevalkit_groups=True))
     answer = table.answer
     found = outcomes(
         group=table.group, copy=table.copy, n_copies=read.n_copies, correct=read.correct,
@@ -98,4 +103,5 @@ def from_predictions_file(path: Path, judge: Judge | None, options: Mapping[str,
         raise UserError("the file has no answer key (a test split): nothing to compare", file=str(path),
                         field="answer")
     how = "the rules and the judge" if judge is not None else "the rules only (no judge)"
-    return found, "MMBench predictions", [f"answers read by {how}, as `mmgauge score mmbench` reads them"]
+    return AnswersFile(found, "MMBench predictions",
+                       [f"{path.name}: answers read by {how}, as `mmgauge score mmbench` reads them"])

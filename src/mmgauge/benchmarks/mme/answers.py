@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 from mmgauge.benchmarks.mme.official import (
     Locate,
     check_results_folder,
-    is_record_file,
     read_prediction_table,
     read_records,
     read_results_folder,
@@ -19,9 +18,10 @@ from mmgauge.benchmarks.mme.official import (
     results_folder_extras,
 )
 from mmgauge.benchmarks.mme.results_columns import read_results_columns
+from mmgauge.benchmarks.mme.scoring import MMEColumns, MMEItem, MMEResult, columns_of, score_mme_columns
 from mmgauge.core.errors import UserError
-from mmgauge.scoring.mme import MMEColumns, MMEItem, columns_of
 from mmgauge.store.run_folder import RunFolder
+from mmgauge.store.runlog import is_record_file
 
 if TYPE_CHECKING:
     from mmgauge.core.types import SampleRecord
@@ -93,3 +93,18 @@ def _record_items(records: list[SampleRecord], parser: str | None, source: str,
     fresh = [r.model_copy(update={"extraction": next(read)}) if r.response.text is not None else r
              for r in records]
     return records_to_items(fresh, parser, where), parser
+
+
+def score_mme(source: str | Path, parser: str | None = None, *, notes: list[str] | None = None) -> MMEResult:
+    """MME scores of an official results folder, a run folder, or a TSV/XLSX/JSONL of answers (the library's
+    `mmgauge.score_mme`, and `mmgauge score mme`).
+
+    `parser`: `official` (the default for raw answers) or `words`; a run folder keeps its run's reading
+    unless a parser is given. Notes worth showing (files left out, a run not scored) go to `notes`.
+    """
+    from mmgauge.extraction.parser_names import PARSERS
+
+    if parser is not None and parser not in PARSERS:
+        raise UserError(f"unknown parser '{parser}'; choose one of: {', '.join(PARSERS)}", field="--parser")
+    columns, label = load_columns(Path(source), parser, notes)
+    return score_mme_columns(columns, parser=label)

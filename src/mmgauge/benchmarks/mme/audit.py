@@ -9,19 +9,14 @@ What the bounds mean: `comparison/audit.py`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final
 
-from mmgauge.benchmarks.judge_audit import YESNO_UNREADABLE, audit_entry
-from mmgauge.benchmarks.mme.bench import ask_judge
+from mmgauge.benchmarks.judge_audit import audit_entry
+from mmgauge.benchmarks.mme.bench import RULE_UNRESOLVED, ask_judge
+from mmgauge.benchmarks.mme.scoring import COGNITION, MMEItem, score_mme
 from mmgauge.core.types import SampleRecord
 from mmgauge.extraction.judge import Judge
-from mmgauge.extraction.methods import JUDGE
 from mmgauge.parts.answers import Answer
-from mmgauge.scoring.mme import COGNITION, MMEItem, score_mme
 from mmgauge.store.judge_audit import BenchmarkJudgeAudit, ScoreBounds
-
-#: The methods of the answers no rule could read: the judge's, and the yes/no reader's "neither".
-RULE_UNRESOLVED: Final = frozenset({JUDGE, YESNO_UNREADABLE})
 
 
 def audit(answers: Sequence[Answer]) -> BenchmarkJudgeAudit:

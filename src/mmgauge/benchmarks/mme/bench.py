@@ -9,21 +9,13 @@ from typing import Any, ClassVar, Final
 
 from mmgauge.benchmarks.base import YES_NO, Benchmark, BenchmarkOptions, Dataset
 from mmgauge.benchmarks.baseline_answers import Baseline, yes_no_baselines
+from mmgauge.benchmarks.judge_audit import YESNO_UNREADABLE
 from mmgauge.benchmarks.mme.data import is_hf_table, load_questions
 from mmgauge.benchmarks.mme.official import records_to_items
 from mmgauge.benchmarks.mme.prompts import TABLE as PROMPTS
 from mmgauge.benchmarks.mme.release import MMEQuestion, subtask_folders
 from mmgauge.benchmarks.mme.sample import write_sample
-from mmgauge.benchmarks.presets import PresetTable, PromptFields
-from mmgauge.core.baselines import Numbers
-from mmgauge.core.errors import UserError
-from mmgauge.core.types import AnswerChoice, Extraction, Message, Sample, SampleRecord
-from mmgauge.datasources.tables import fingerprint_files, table_files
-from mmgauge.extraction.judge import Judge, JudgeUnavailable
-from mmgauge.extraction.methods import JUDGE_FAILED
-from mmgauge.extraction.reasoning import marked_like, text_read
-from mmgauge.extraction.yesno import PARSERS, parse_words, parse_yes_no, parse_yes_no_many
-from mmgauge.scoring.mme import (
+from mmgauge.benchmarks.mme.scoring import (
     PERCEPTION,
     MMEResult,
     Total,
@@ -32,6 +24,15 @@ from mmgauge.scoring.mme import (
     read_yes_or_no,
     score_mme,
 )
+from mmgauge.benchmarks.presets import PresetTable, PromptFields
+from mmgauge.core.baselines import Numbers
+from mmgauge.core.errors import UserError
+from mmgauge.core.types import AnswerChoice, Extraction, Message, Sample, SampleRecord
+from mmgauge.datasources.tables import fingerprint_files, table_files
+from mmgauge.extraction.judge import Judge, JudgeUnavailable
+from mmgauge.extraction.methods import JUDGE, JUDGE_FAILED
+from mmgauge.extraction.reasoning import marked_like, text_read
+from mmgauge.extraction.yesno import PARSERS, parse_words, parse_yes_no, parse_yes_no_many
 
 JUDGE_TRIES: Final = 3
 JUDGE_PROMPT: Final = (
@@ -40,6 +41,9 @@ JUDGE_PROMPT: Final = (
     "Model's answer: {answer}\n"
     "Does the model's answer mean yes or no? Reply with one word: yes or no."
 )
+#: The methods of the answers no rule could read: the judge's, and the yes/no reader's "neither" (the `words`
+#: parser's; the `official` parser has no judge step: its "other" answers are wrong by the tool's definition).
+RULE_UNRESOLVED: Final = frozenset({JUDGE, YESNO_UNREADABLE})
 _RETRY_NOTE: Final = "\n(Try {n} of {total}: your previous reply could not be read. Reply only yes or no.)"
 
 
@@ -62,16 +66,19 @@ class MMEBenchmark(Benchmark[MMEOptions, MMEResult]):
     prompt_presets: ClassVar[PresetTable | None] = PROMPTS
     title: ClassVar[str] = "MME"
     vlmevalkit_names: ClassVar[tuple[str, ...]] = ("MME",)
-    # Temporary: tidy_rows and score_command still name the modules the pieces
-    # lived in before benchmarks were packages.
     report_section: ClassVar[str | None] = "mmgauge.benchmarks.mme.report:SECTION"
     comparer: ClassVar[str | None] = "mmgauge.benchmarks.mme.compare:compare_mme"
     comparison_notes: ClassVar[str | None] = "mmgauge.benchmarks.mme.compare:notes"
     outcomes_builder: ClassVar[str | None] = "mmgauge.benchmarks.mme.outcomes:from_answers"
+    answers_reader: ClassVar[str | None] = "mmgauge.benchmarks.mme.outcomes:read_answers"
     audit_rules: ClassVar[str | None] = "mmgauge.benchmarks.mme.audit:audit"
     record_judge: ClassVar[str | None] = "mmgauge.benchmarks.mme.audit:judge_record"
-    tidy_rows: ClassVar[str | None] = "mmgauge.tidy.builtin:mme_rows"
-    score_command: ClassVar[str | None] = "mmgauge.cli.mme:score_command"
+    rule_unresolved: ClassVar[frozenset[str]] = RULE_UNRESOLVED
+    tidy_rows: ClassVar[str | None] = "mmgauge.benchmarks.mme.tidy:mme_rows"
+    significance_measures: ClassVar[tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]] = (
+        ("MME perception", (("score", "perception"),)), ("MME cognition", (("score", "cognition"),)))
+    library_functions: ClassVar[tuple[str, ...]] = ("mmgauge.benchmarks.mme.answers:score_mme",)
+    score_command: ClassVar[str | None] = "mmgauge.benchmarks.mme.command:score_command"
     in_default_run: ClassVar[bool] = True
     display_order: ClassVar[int] = 0
 

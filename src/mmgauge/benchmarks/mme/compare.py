@@ -15,10 +15,10 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from mmgauge.benchmarks.mme.scoring import COGNITION, PERCEPTION, SUBTASKS
 from mmgauge.parts.floors import Floor, correlation, independent, newcombe_spread
 from mmgauge.parts.metric_rows import CompareSettings, MetricRow, accuracy_row, bootstrap_row
 from mmgauge.parts.outcomes import FloatArray, Outcomes
-from mmgauge.scoring.mme import COGNITION, PERCEPTION, SUBTASKS
 from mmgauge.stats.bootstrap import sum_of_group_means
 from mmgauge.stats.composite import Spread, mover_pair
 

@@ -10,7 +10,6 @@ every character in place. The run's samples.jsonl keeps the answer untouched.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -25,11 +24,10 @@ from mmgauge.benchmarks.mme.release import (
     parse_truth,
     read_lines,
     read_table,
-    read_text,
     require_columns,
 )
+from mmgauge.benchmarks.mme.scoring import SUBTASKS, MMEItem
 from mmgauge.core.errors import UserError
-from mmgauge.scoring.mme import SUBTASKS, MMEItem
 
 if TYPE_CHECKING:
     # The record and answer models are loaded by the readers that make them: finding a results folder's
@@ -183,22 +181,6 @@ def read_records(path: Path) -> list[SampleRecord]:
         if record.benchmark == BENCHMARK:
             latest[record.key] = record
     return list(latest.values())
-
-
-def _json_lines(path: Path) -> list[str]:
-    # Not splitlines(): JSON strings may hold raw U+2028 and similar characters that it would split on.
-    return [line.rstrip("\r") for line in read_text(path).split("\n")]
-
-
-def is_record_file(path: Path) -> bool:
-    for line in _json_lines(path):
-        if line.strip():
-            try:
-                first = json.loads(line)
-            except json.JSONDecodeError:
-                return False
-            return isinstance(first, dict) and "sample_id" in first and "response" in first
-    return False
 
 
 #: Where a record was read from: (file, line), for naming a record found wrong after reading.

@@ -1,4 +1,5 @@
-"""MME's per-item outcomes, what two runs are paired on (the `outcomes_builder` hook, and answers files).
+"""MME's per-item outcomes, what two runs are paired on (the `outcomes_builder` hook, and answers files: the
+`answers_reader` hook).
 
 An item is a question (key `subtask/image/qK`, as run sample ids are), right or wrong; its image is a label,
 since acc+ and the bootstrap work on images. Failed requests are never items.
@@ -7,12 +8,14 @@ since acc+ and the bootstrap work on images. Failed requests are never items.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
+from mmgauge.benchmarks.answer_files import AnswersFile, AnswersRequest
+from mmgauge.benchmarks.mme.scoring import MMEItem
 from mmgauge.parts.answers import Answer
 from mmgauge.parts.outcomes import Outcomes, objects
-from mmgauge.scoring.mme import MMEItem
 
 
 def outcomes(rows: Sequence[tuple[str, str, str, str, bool]]) -> Outcomes:
@@ -53,3 +56,21 @@ def from_items(items: Sequence[MMEItem]) -> Outcomes:
         key = f"{item.subtask}/{item.image}/q{place}"
         rows.append((key, item.subtask, item.image, item.truth, item.answer == item.truth))
     return outcomes(rows)
+
+
+def read_answers(path: Path, request: AnswersRequest) -> AnswersFile | None:
+    """The `answers_reader` hook: an official results folder (`<subtask>.txt`), or an answers table (TSV/XLSX/
+    JSONL with a `prediction` or `answer` column), read with the request's parser as `mmgauge score mme` reads
+    them; None for a table of none of those columns, or with option columns (A, B, ...: a choice benchmark's),
+    unless MME was named."""
+    from mmgauge.benchmarks.mme.answers import load_items
+
+    columns = request.columns
+    table = columns is not None and not request.forced
+    if table and columns is not None and ({"A", "B"} <= columns or not {"prediction", "answer"} & columns):
+        return None
+    notes: list[str] = []
+    items, label = load_items(path, request.parser, notes)
+    kind = "MME results folder" if columns is None else "MME answers table"
+    return AnswersFile(from_items(items), kind,
+                       [f"{path.name}: read with the {label} parser", *(f"{path.name}: {n}" for n in notes)])

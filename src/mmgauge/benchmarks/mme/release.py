@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+from mmgauge.benchmarks.mme.scoring import SUBTASKS
 from mmgauge.core.errors import UserError
 from mmgauge.core.jsonlines import read_json_objects
 from mmgauge.datasources.spreadsheets import read_sheet
-from mmgauge.scoring.mme import SUBTASKS
 
 if TYPE_CHECKING:
     # Loaded by the two readers that make images: reading answers (`score mme`) never needs the models.

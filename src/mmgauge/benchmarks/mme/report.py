@@ -13,12 +13,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from mmgauge.benchmarks.mme.scoring import (
+    COGNITION,
+    SUBTASKS,
+    MMEResult,
+    Total,
+    answer_bias,
+    overall_yes_ratio,
+)
 from mmgauge.parts.report import plots
 from mmgauge.parts.report.breakdown import Breakdown, interval_point, with_n
 from mmgauge.parts.report.section import Card, Section, baseline_series, charts, note
 from mmgauge.parts.report.tables import Cell, Table, table_html
 from mmgauge.parts.report.views import BenchView, Row
-from mmgauge.scoring.mme import COGNITION, SUBTASKS, MMEResult, Total, answer_bias, overall_yes_ratio
 
 #: Overall yes-ratio outside [1 - BIAS, BIAS] is called out as a bias.
 

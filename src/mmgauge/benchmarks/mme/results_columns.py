@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Final, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from mmgauge.benchmarks.mme.scoring import SUBTASKS, MMEColumns
 from mmgauge.datasources.arrow_numpy import compute, distinct, to_numpy
 from mmgauge.extraction.yesno_columns import OFFICIAL, official_column
-from mmgauge.scoring.mme import SUBTASKS, MMEColumns
 
 if TYPE_CHECKING:
     import pyarrow as pa

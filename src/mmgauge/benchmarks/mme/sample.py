@@ -16,7 +16,7 @@ from typing import Final
 
 from PIL import Image, ImageDraw, ImageFont
 
-from mmgauge.scoring.mme import SUBTASKS
+from mmgauge.benchmarks.mme.scoring import SUBTASKS
 
 SIZE: Final = (512, 384)
 #: The five subtasks the release keeps in `images/` + `questions_answers_YN/`; the rest sit side by side.

@@ -27,8 +27,8 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, Field
 
+from mmgauge.benchmarks.mme.scoring_rows import Rows, numbered, row_count, rows_by_group
 from mmgauge.core.schema_version import SCHEMA_VERSION
-from mmgauge.scoring.mme_rows import Rows, numbered, row_count, rows_by_group
 from mmgauge.stats.composite import (
     Spread,
     draws_correlation,

@@ -1,4 +1,5 @@
-"""`mmgauge score mme` and `mmgauge export mme`: MME scores without a model; official-tool results files."""
+"""`mmgauge score mme` and `mmgauge export mme`: MME scores without a model (the benchmark's `score_command`
+hook; the command line mounts it under `score`), and a run's answers as the official tool's results files."""
 
 from __future__ import annotations
 
@@ -6,14 +7,14 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-from mmgauge.cli.json_output import print_json
-from mmgauge.cli.params import Arg, Opt
 from mmgauge.core.errors import UserError
+from mmgauge.core.json_output import print_json
+from mmgauge.core.params import Arg, Opt
 
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from mmgauge.scoring.mme import MMEResult, Total
+    from mmgauge.benchmarks.mme.scoring import MMEResult, Total
 
 
 def score_command(
@@ -22,7 +23,7 @@ def score_command(
     as_json: Annotated[bool, Opt("--json", help="One JSON object, unrounded.")] = False,
 ) -> None:
     """Score MME answers without a model, exactly as the official tool does."""
-    from mmgauge.api.scores import score_mme
+    from mmgauge.benchmarks.mme.answers import score_mme
 
     read_notes: list[str] = []
     result = score_mme(path, parser, notes=read_notes)
@@ -59,13 +60,13 @@ def export_command(
     official = out or official
     if official is None:
         raise UserError("missing option --out (the folder to write <subtask>.txt files into)", field="--out")
-    from mmgauge.benchmarks.mme.official import write_results_folder
+    from mmgauge.benchmarks.mme.official import BENCHMARK, write_results_folder
     from mmgauge.store.run_folder import RunFolder
 
     folder = RunFolder(run_dir)
     if not folder.has_records():
         raise UserError(f"no {folder.name_of('records')} in the run folder", file=str(run_dir))
-    records = folder.records("mme")
+    records = folder.records(BENCHMARK)
     report = write_results_folder(records, official)
     if not report.written:
         reasons = "; ".join(f"{k}: {v}" for k, v in report.skipped.items()) or "no MME records"

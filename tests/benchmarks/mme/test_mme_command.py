@@ -16,7 +16,7 @@ from mmgauge.core.errors import UserError
 from mmgauge.core.types import ModelResponse, SampleRecord
 from mmgauge.extraction.yesno import parse_official
 
-TEMPLATE = Path(__file__).resolve().parents[1] / "fixtures" / "mme" / "official_template"
+TEMPLATE = Path(__file__).resolve().parents[2] / "fixtures" / "mme" / "official_template"
 
 
 @pytest.fixture

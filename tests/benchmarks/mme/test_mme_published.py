@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-TEMPLATE = Path(__file__).resolve().parents[1] / "fixtures" / "mme" / "official_template"
+TEMPLATE = Path(__file__).resolve().parents[2] / "fixtures" / "mme" / "official_template"
 
 #: subtask -> (published LaVIN score, right answers c, images with both right p)
 LAVIN: dict[str, tuple[float, int, int]] = {

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from mmgauge.scoring.mme import SUBTASKS
-from mmgauge.scoring.mme_rows import numbered, rows_by_group
+from mmgauge.benchmarks.mme.scoring import SUBTASKS
+from mmgauge.benchmarks.mme.scoring_rows import numbered, rows_by_group
 
 
 def _sorted_rows(subtask: np.ndarray) -> list[list[int]]:

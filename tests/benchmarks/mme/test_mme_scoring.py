@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from mmgauge.benchmarks.mme.official import read_results_folder
-from mmgauge.scoring.mme import COGNITION, PERCEPTION, MMEItem, score_mme
+from mmgauge.benchmarks.mme.scoring import COGNITION, PERCEPTION, MMEItem, score_mme
 from mmgauge.stats.proportion import proportion_interval
 
-TEMPLATE = Path(__file__).resolve().parents[1] / "fixtures" / "mme" / "official_template"
+TEMPLATE = Path(__file__).resolve().parents[2] / "fixtures" / "mme" / "official_template"
 
 
 def pair(subtask: str, image: str, yes_answer: str | None, no_answer: str | None) -> list[MMEItem]:
@@ -176,3 +176,16 @@ def test_a_results_folder_scores_the_same_in_file_order_and_shuffled() -> None:
     shuffled = [items[number] for number in np.random.default_rng(3).permutation(len(items))]
     in_order = score_mme(items, parser="official")
     assert in_order.model_dump() == score_mme(shuffled, parser="official").model_dump()
+
+
+def test_the_scoring_holds_neither_arrow_nor_formatting() -> None:
+    # As for `scoring/` (tests/test_architecture.py): records in, numbers out; arrow kernels are datasources',
+    # numbers as text textformat's.
+    import ast
+
+    folder = Path(__file__).resolve().parents[3] / "src" / "mmgauge" / "benchmarks" / "mme"
+    for path in (folder / "scoring.py", folder / "scoring_rows.py"):
+        nodes = list(ast.walk(ast.parse(path.read_text(encoding="utf-8"))))
+        names = [alias.name for node in nodes if isinstance(node, ast.Import) for alias in node.names]
+        names += [node.module or "" for node in nodes if isinstance(node, ast.ImportFrom)]
+        assert names and not [n for n in names if n.startswith(("pyarrow", "mmgauge.textformat", "orjson"))]
