@@ -5,6 +5,7 @@ dependency is imported."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 PACKAGE = Path(__file__).parents[1] / "src" / "mmgauge"
@@ -130,7 +131,10 @@ def layer_of() -> dict[str, int]:
 
 
 def package(module: str) -> str:
-    """`mmgauge` for the top-level package, else the name of the subpackage the module is in."""
+    """`mmgauge` for the top-level package, else the name of the subpackage the module is in; `python -m
+    mmgauge`'s module is the command line's."""
+    if module == "mmgauge.__main__":
+        return "cli"
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else parts[0]
 
@@ -262,3 +266,34 @@ def test_pyproject_declares_every_builtin_benchmark() -> None:
     assert set(declared) == benchmark_packages()
     for name, target in declared.items():
         assert target.startswith(f"mmgauge.benchmarks.{name}.bench:"), name
+
+
+def benchmark_tokens(text: str, names: set[str]) -> set[str]:
+    """The benchmark names among a dotted or snake_case name's words (`scoring.mme_rows` -> {"mme"})."""
+    return {word for word in re.split(r"[._:]", text.lower()) if word in names}
+
+
+def test_no_module_outside_a_benchmark_is_named_after_one_or_imports_one() -> None:
+    # A benchmark's pieces live in its package: a framework module named after a benchmark, importing a
+    # benchmark's package or naming one of its modules in a lazy hook string is a piece that did not move.
+    names = benchmark_packages()
+    found = []
+    for module, path in modules().items():
+        parts = module.split(".")
+        if parts[:2] == ["mmgauge", "benchmarks"] and len(parts) > 2 and parts[2] in names:
+            continue
+        if benchmark_tokens(module, names):
+            found.append(f"{module}: named after a benchmark")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                targets = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                targets = re.findall(r"mmgauge\.benchmarks\.\w+", node.value)
+            for target in targets:
+                words = target.split(".")
+                if words[:2] == ["mmgauge", "benchmarks"] and len(words) > 2 and words[2] in names:
+                    found.append(f"{module}: {target}")
+    assert sorted(set(found)) == []

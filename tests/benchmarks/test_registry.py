@@ -30,9 +30,11 @@ def test_a_builtin_s_hooks_read_from_its_source_are_its_class_s(name: str) -> No
     assert registry.class_attribute(name, "in_default_run") == cls.in_default_run
 
 
-def test_the_score_commands_are_the_default_benchmarks_with_a_score_command() -> None:
-    assert registry.score_commands() == [name for name in registry.benchmark_names()
-                                         if registry.benchmark_class(name).score_command is not None]
+@pytest.mark.parametrize("hook", ["score_command", "export_command"])
+def test_the_hooked_commands_are_the_default_benchmarks_whose_class_names_one(hook: str) -> None:
+    assert registry.command_hooks(hook) == [name for name in registry.benchmark_names()
+                                            if getattr(registry.benchmark_class(name), hook) is not None]
+    assert set(registry.command_hooks("export_command")) == {"mme", "mmbench"}
 
 
 def test_a_hook_the_source_does_not_say_plainly_comes_from_the_class(tmp_path: Path,
@@ -65,8 +67,9 @@ def test_finding_score_name_imports_none_of_the_benchmarks(cli: Any) -> None:
                               text=True, check=True)
         assert done.stderr == "exit 0 []", (name, done.stderr)
         assert f"Usage: mmgauge score {name} [OPTIONS]" in done.stdout
-    lookup = ("import sys\nfrom mmgauge.benchmarks.registry import hook_target, score_commands\n"
-              "names = score_commands()\ntargets = [hook_target(name, 'score_command') for name in names]\n"
+    lookup = ("import sys\nfrom mmgauge.benchmarks.registry import command_hooks, hook_target\n"
+              "names = command_hooks('score_command')\n"
+              "targets = [hook_target(name, 'score_command') for name in names]\n"
               "sys.stdout.write(repr(sorted(m for m in sys.modules\n"
               "                             if m.endswith('.bench') or m == 'mmgauge.benchmarks.base')))")
     done = subprocess.run([sys.executable, "-c", lookup], capture_output=True, text=True, check=True)

@@ -104,6 +104,9 @@ class Benchmark(ABC, Generic[OptionsT, ResultT]):
     tidy_rows: ClassVar[str | None] = None
     #: A command-line function mounted as `mmgauge score <name>` (its parameters become the options).
     score_command: ClassVar[str | None] = None
+    #: A command-line function mounted as `mmgauge export <name>`: a run's answers in the form the benchmark's
+    #: official tool or another toolkit reads.
+    export_command: ClassVar[str | None] = None
     #: Functions `import mmgauge` offers by their own names ("module:function" each), such as a scorer of
     #: another toolkit's files: the library's face of `score_command`.
     library_functions: ClassVar[tuple[str, ...]] = ()

@@ -141,12 +141,12 @@ def hook_target(name: str, attribute: str, known: Mapping[str, str] | None = Non
     return None if found is None else str(found)
 
 
-def score_commands() -> list[str]:
-    """The benchmarks whose class names a `score_command`, among those a run evaluates by default (in
-    `benchmark_names`' order), found without importing them."""
+def command_hooks(attribute: str) -> list[str]:
+    """The benchmarks whose class names a command in `attribute` (`score_command`, `export_command`), among
+    those a run evaluates by default (in `benchmark_names`' order), found without importing them."""
     builtin, known = _tables()
     return [name for name in sorted(builtin)
-            if class_attribute(name, "in_default_run", known) and hook_target(name, "score_command", known)]
+            if class_attribute(name, "in_default_run", known) and hook_target(name, attribute, known)]
 
 
 def vlmevalkit_names(*others: str) -> dict[str, tuple[str, ...]]:

@@ -2,7 +2,8 @@
 
 The tree (`tree.py`) reads it: a listing (`mmgauge --help`, `mmgauge score --help`) shows the help written
 here without importing any command's module, and a command line imports only the module of the command it
-runs. A benchmark's `score NAME` is not here: it comes from the benchmark's `score_command` hook.
+runs. A benchmark's `score NAME` and `export NAME` are not here: they come from the benchmark's
+`score_command` and `export_command` hooks (`tree.HOOKED_GROUPS`).
 """
 
 from __future__ import annotations
@@ -39,10 +40,6 @@ COMMANDS: tuple[Command, ...] = (
     Command("score level", "mmgauge.cli.level:level_command",
             "Score RESULTS against General-Level's specialist table.", aliases=("level",)),
     Command("export", None, "Write runs' answers or scores in other formats."),
-    Command("export mme", "mmgauge.benchmarks.mme.command:export_command",
-            "Write a run's MME answers as the official tool's files."),
-    Command("export mmbench", "mmgauge.benchmarks.mmbench.command:export_command",
-            "Write a run's answers as a VLMEvalKit predictions xlsx."),
     Command("export table", "mmgauge.cli.export_table:table_command",
             "One tidy table of every headline metric of every run."),
     Command("cache", None, "Inspect or clear the response cache."),

@@ -20,6 +20,8 @@ from mmgauge.cli.log_level import LogLevel
 from mmgauge.cli.params import declares, for_typer
 from mmgauge.core.version import __version__
 
+#: The groups whose `<group> NAME` commands a benchmark's class names, and the hook that names them.
+HOOKED_GROUPS = {"score": "score_command", "export": "export_command"}
 ROOT_HELP = ("Evaluate multimodal LLMs exactly as the benchmark papers define it: MME, MMBench, M3GIA, "
              "General-Level.")
 
@@ -61,15 +63,16 @@ def _root(
 
 
 class CommandGroup(TyperGroup):
-    """A group of the table's commands (under `score`, the benchmarks' hooks' too), each loaded when asked."""
+    """A group of the table's commands (under `score` and `export`, the benchmarks' hooks' too), each loaded
+    when asked."""
 
     #: The group's path in the table ("" for the root).
     path = ""
 
     def list_commands(self, ctx: Any) -> list[str]:
         names = [command.path.split()[-1] for command in commands.children(self.path)]
-        if self.path == "score":
-            names += [name for name in _benchmark_scores() if name not in names]
+        if self.path in HOOKED_GROUPS:
+            names += [name for name in _benchmark_commands(self.path) if name not in names]
         prefix = f"{self.path} " if self.path else ""
         for old in _aliases():  # hidden: listed so that completion finds them, as Click's groups do
             name = old.removeprefix(prefix).split()[0]
@@ -86,11 +89,11 @@ class CommandGroup(TyperGroup):
         return self.commands[cmd_name]
 
     def format_commands(self, ctx: Any, formatter: Any) -> None:
-        # From the table, so that a listing imports no command's module (the score group asks the benchmarks).
+        # From the table, so that a listing imports no command's module (score and export ask the benchmarks).
         rows = [(command.path.split()[-1], command.help) for command in commands.children(self.path)]
-        if self.path == "score":
+        if self.path in HOOKED_GROUPS:
             listed = {name for name, _ in rows}
-            names = [name for name in _benchmark_scores() if name not in listed]
+            names = [name for name in _benchmark_commands(self.path) if name not in listed]
             limit = formatter.width - 6 - max(len(name) for name in [*names, *listed])
             rows = [(name, _short_help(self, ctx, name, limit)) for name in names] + rows
         if rows:
@@ -103,11 +106,12 @@ def _short_help(group: CommandGroup, ctx: Any, name: str, limit: int) -> str:
     return "" if command is None else str(command.get_short_help_str(limit))
 
 
-def _benchmark_scores() -> list[str]:
-    """The benchmarks whose class names a `score_command`, in the registry's order."""
-    from mmgauge.benchmarks.registry import score_commands
+def _benchmark_commands(group: str) -> list[str]:
+    """The benchmarks whose class names a command of `group` (its hook in `HOOKED_GROUPS`), in the
+    registry's order."""
+    from mmgauge.benchmarks.registry import command_hooks
 
-    return score_commands()
+    return command_hooks(HOOKED_GROUPS[group])
 
 
 def _load(path: str) -> Any:
@@ -151,15 +155,15 @@ def _function(entry: commands.Command) -> Callable[..., Any]:
 
 
 def _hook(path: str) -> Callable[..., Any] | None:
-    """`score NAME` of a benchmark whose class names a `score_command`."""
+    """`score NAME` (`export NAME`) of a benchmark whose class names a `score_command` (`export_command`)."""
     group, _, name = path.partition(" ")
-    if group != "score" or not name or " " in name:
+    if group not in HOOKED_GROUPS or not name or " " in name:
         return None
     from mmgauge.benchmarks.registry import hook_target
     from mmgauge.core.loading import import_target
 
     # The class's hook, read without importing the benchmark: only the command's own module is imported.
-    target = hook_target(name, "score_command")
+    target = hook_target(name, HOOKED_GROUPS[group])
     if target is None:
         return None
     function: Callable[..., Any] = import_target(target)

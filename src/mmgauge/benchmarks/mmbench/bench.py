@@ -82,6 +82,7 @@ class MMBenchBenchmark(Benchmark[MMBenchOptions, MMBenchResult]):
     audit_rules: ClassVar[str | None] = "mmgauge.benchmarks.mmbench.audit:audit"
     tidy_rows: ClassVar[str | None] = "mmgauge.benchmarks.mmbench.tidy:rows"
     score_command: ClassVar[str | None] = "mmgauge.benchmarks.mmbench.command:score_command"
+    export_command: ClassVar[str | None] = "mmgauge.benchmarks.mmbench.command:export_command"
     library_functions: ClassVar[tuple[str, ...]] = (
         "mmgauge.benchmarks.mmbench.scores:score_mmbench",
         "mmgauge.benchmarks.mmbench.scores:score_mmbench_async",

@@ -79,6 +79,7 @@ class MMEBenchmark(Benchmark[MMEOptions, MMEResult]):
         ("MME perception", (("score", "perception"),)), ("MME cognition", (("score", "cognition"),)))
     library_functions: ClassVar[tuple[str, ...]] = ("mmgauge.benchmarks.mme.answers:score_mme",)
     score_command: ClassVar[str | None] = "mmgauge.benchmarks.mme.command:score_command"
+    export_command: ClassVar[str | None] = "mmgauge.benchmarks.mme.command:export_command"
     in_default_run: ClassVar[bool] = True
     display_order: ClassVar[int] = 0
 
