@@ -128,7 +128,9 @@ class Runner:
             manifest.save()
             self.progress.start(len(plan.pending), "requests")
             try:
-                await self._dispatch(plan, log, existing)
+                # The thumbnails of the images asked about are made meanwhile, off the event loop.
+                with self.images.writing_behind():
+                    await self._dispatch(plan, log, existing)
             except BaseException as error:
                 self.progress.finish(outcome_of(error))
                 raise
