@@ -1,4 +1,4 @@
-"""The built-in sample check skips datasets larger than any built-in sample: every sample must fit under it."""
+"""The built-in sample check skips datasets larger than any built-in sample: each sample fits under it."""
 
 from __future__ import annotations
 

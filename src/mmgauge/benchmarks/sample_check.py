@@ -16,9 +16,9 @@ from typing import Final
 from mmgauge.benchmarks.base import AnyBenchmark, Dataset
 from mmgauge.core.errors import UserError
 
-#: Datasets larger than this are never a built-in sample (those hold 18 to 58 samples; a test keeps every one
-#: under it): skip the work, which costs half a second (writing the sample imports pandas and draws its images)
-#: that a run of a few hundred requests would otherwise spend before its first one.
+#: Datasets larger than this are never a built-in sample (those hold 18 to 58 samples; a test keeps each
+#: one under it): skip the work, half a second (writing the sample imports pandas and draws its images) that
+#: a run of a few hundred requests would otherwise spend before its first one.
 LARGEST_SAMPLE: Final = 100
 
 

@@ -5,8 +5,8 @@ came from a file. An image that came inside a data file (TSV base64, parquet byt
 the run folder, written once per distinct image, so readers (the report) never load the dataset again.
 
 Thumbnails are made in a worker thread while the requests are sent (`writing_behind`): decoding a PNG costs
-more CPU than sending it (about 10 ms for a 1 MB image), and the event loop spends most of a run waiting on the
-network, so the run ends that much sooner than if they were made after the last answer.
+more CPU than sending it (about 10 ms for a 1 MB image), and the event loop spends most of a run waiting on
+the network, so the run ends that much sooner than if they were made after the last answer.
 """
 
 from __future__ import annotations

@@ -37,6 +37,7 @@ from mmgauge.extraction.reasoning import strip_reasoning
 from mmgauge.parts.answers import Answer
 from mmgauge.runner.executor import Executor, LocalExecutor
 from mmgauge.runner.images import ImageLedger
+from mmgauge.runner.landing import Landing
 from mmgauge.runner.progress import NullProgress, ProgressSink, outcome_of
 from mmgauge.runner.scoring import BenchCounts, score_benchmark, stored_entry
 from mmgauge.store.cache import ResponseCache, config_part, request_fingerprint
@@ -176,17 +177,22 @@ class Runner:
         pending = [plan.pending[i] for i in self.backend.batch_order([work.request for work in plan.pending])]
         batches = [pending[i : i + size] for i in range(0, len(pending), size)]
 
-        def deliver(number: int, responses: list[ModelResponse]) -> None:
-            works = batches[number]
+        def record(works: list[_Work], responses: list[ModelResponse]) -> None:
             for work, response in zip(works, responses, strict=True):
                 plan.counts[work.bench.name].requested += 1
                 if response.ok and self.cache is not None:
                     self.cache.put(work.fingerprint, response, self._model_fingerprint)
             self._finish_all(works, responses, log, existing, advance=True)
 
+        # The answers that land in one turn of the loop are read and recorded together (see `landing`).
+        landing: Landing[_Work] = Landing(record)
         # Cache commits go to a writer thread meanwhile: each would stall the loop sending requests.
         with self.cache.writing_behind() if self.cache is not None else contextlib.nullcontext():
-            await self.executor.execute([[work.request for work in batch] for batch in batches], deliver)
+            try:
+                await self.executor.execute([[work.request for work in batch] for batch in batches],
+                                            lambda number, responses: landing.add(batches[number], responses))
+            finally:
+                landing.flush()  # answers of the last turn, or delivered before a failure: recorded too
 
     def _finish_all(self, works: list[_Work], responses: list[ModelResponse], log: RunLog,
                     existing: dict[Key, SampleRecord], *, advance: bool = False) -> None:
