@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -129,9 +129,8 @@ class Runner:
             manifest.save()
             self.progress.start(len(plan.pending), "requests")
             try:
-                # The thumbnails of the images asked about are made meanwhile, off the event loop.
-                with self.images.writing_behind():
-                    await self._dispatch(plan, log, existing)
+                with self.images.writing_behind() as thumbnails:
+                    await self._dispatch(plan, log, existing, thumbnails)
             except BaseException as error:
                 self.progress.finish(outcome_of(error))
                 raise
@@ -172,12 +171,21 @@ class Runner:
         counts.cache_hits += len(found)
         self._finish_all([work for work, _ in found], [hit for _, hit in found], log, existing)
 
-    async def _dispatch(self, plan: _Plan, log: RunLog, existing: dict[Key, SampleRecord]) -> None:
+    async def _dispatch(self, plan: _Plan, log: RunLog, existing: dict[Key, SampleRecord],
+                        thumbnails: Callable[[], None]) -> None:
         size = max(1, self.backend.batch_size)
         pending = [plan.pending[i] for i in self.backend.batch_order([work.request for work in plan.pending])]
         batches = [pending[i : i + size] for i in range(0, len(pending), size)]
+        # Once the last requests are in flight the loop only waits for answers: the thumbnails start then.
+        unanswered = len(pending)
+        if unanswered <= self.backend.concurrency * size:
+            thumbnails()
 
         def record(works: list[_Work], responses: list[ModelResponse]) -> None:
+            nonlocal unanswered
+            unanswered -= len(works)
+            if unanswered <= self.backend.concurrency * size:
+                thumbnails()
             for work, response in zip(works, responses, strict=True):
                 plan.counts[work.bench.name].requested += 1
                 if response.ok and self.cache is not None:
