@@ -176,15 +176,18 @@ class Runner:
         size = max(1, self.backend.batch_size)
         pending = [plan.pending[i] for i in self.backend.batch_order([work.request for work in plan.pending])]
         batches = [pending[i : i + size] for i in range(0, len(pending), size)]
-        # Once the last requests are in flight the loop only waits for answers: the thumbnails start then.
+        # The thumbnails start once the loop only waits for answers: when half of the last requests in flight
+        # are answered, the others were sent long ago. Started while bodies are still being written, the
+        # thread's decoding (which holds the GIL) would stall each write of a large body by up to 5 ms.
+        tail = self.backend.concurrency * size // 2
         unanswered = len(pending)
-        if unanswered <= self.backend.concurrency * size:
+        if unanswered <= tail:
             thumbnails()
 
         def record(works: list[_Work], responses: list[ModelResponse]) -> None:
             nonlocal unanswered
             unanswered -= len(works)
-            if unanswered <= self.backend.concurrency * size:
+            if unanswered <= tail:
                 thumbnails()
             for work, response in zip(works, responses, strict=True):
                 plan.counts[work.bench.name].requested += 1
