@@ -43,7 +43,7 @@ class ImageLedger:
 
     def prepare(self, images: list[ImageRef]) -> None:
         """Resolve the paths of these image files now (planning) rather than while answers land, and note the
-        embedded ones, whose thumbnails `writing_behind` makes while the requests are sent."""
+        embedded ones, whose thumbnails `writing_behind` makes while the last answers come back."""
         for image in images:
             sha = image.sha256()
             if image.path is not None:
