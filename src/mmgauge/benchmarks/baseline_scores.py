@@ -68,24 +68,32 @@ def answer_sets(
     units: dict[Hashable, list[int]] = {}
     for i, record in enumerate(records):
         units.setdefault(bench.baseline_unit(record), []).append(i)
-    laid: list[tuple[list[int], list[tuple[str, ...]], list[Fraction]]] = []
+    # Units share their distributions (every MMBench question of four options, say): each distinct one is laid
+    # out once, and each cut finds its outcome in it once (exact fractions are slow to multiply and compare).
+    layouts: dict[tuple[tuple[tuple[str, Fraction], ...], ...], int] = {}
+    laid: list[tuple[list[tuple[str, ...]], list[Fraction]]] = []
+    units_laid: list[tuple[list[int], int]] = []
     ends: set[Fraction] = set()
     for members in units.values():
-        outcomes = _joint([baseline.answers(records[i]) for i in members])
-        if outcomes is None:
-            return None
-        answers = [answer for answer, _ in outcomes]
-        cumulative = list(itertools.accumulate(p for _, p in outcomes))
-        laid.append((members, answers, cumulative))
-        ends.update(cumulative[:-1])
+        key = tuple(tuple(baseline.answers(records[i])) for i in members)
+        layout = layouts.get(key)
+        if layout is None:
+            outcomes = _joint([list(distribution) for distribution in key])
+            if outcomes is None:
+                return None
+            cumulative = list(itertools.accumulate(p for _, p in outcomes))
+            layout = layouts[key] = len(laid)
+            laid.append(([answer for answer, _ in outcomes], cumulative))
+            ends.update(cumulative[:-1])
+        units_laid.append((members, layout))
     cuts = [Fraction(0), *sorted(ends), Fraction(1)]
     sets: list[tuple[Fraction, list[str]]] = []
     for low, high in itertools.pairwise(cuts):
         middle = (low + high) / 2
+        outcome_of = [answers[bisect.bisect_right(cumulative, middle)] for answers, cumulative in laid]
         chosen = [""] * len(records)
-        for members, answers, cumulative in laid:
-            outcome = answers[bisect.bisect_right(cumulative, middle)]
-            for i, answer in zip(members, outcome, strict=True):
+        for members, layout in units_laid:
+            for i, answer in zip(members, outcome_of[layout], strict=True):
                 chosen[i] = answer
         sets.append((high - low, chosen))
     return sets
@@ -113,6 +121,8 @@ class _Records:
     def __init__(self, records: Sequence[SampleRecord]) -> None:
         self.records = records
         self.made: dict[tuple[int, str], SampleRecord] = {}
+        #: The response and extraction of each answer, shared by the records given it (never modified).
+        self.parts: dict[str, tuple[ModelResponse, Extraction]] = {}
 
     def answered(self, answers: list[str]) -> list[SampleRecord]:
         return [self._one(i, answer) for i, answer in enumerate(answers)]
@@ -122,9 +132,13 @@ class _Records:
         if known is None:
             record = self.records[i]
             target = str(record.target or "")
+            parts = self.parts.get(answer)
+            if parts is None:
+                parts = (ModelResponse(text=answer), Extraction(answer=answer, method=METHOD))
+                self.parts[answer] = parts
             known = self.made[(i, answer)] = record.model_copy(update={
-                "response": ModelResponse(text=answer),
-                "extraction": Extraction(answer=answer, method=METHOD),
+                "response": parts[0],
+                "extraction": parts[1],
                 "correct": bool(target) and answer.lower() == target.lower(),
             })
         return known

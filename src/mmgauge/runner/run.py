@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,6 +37,7 @@ from mmgauge.extraction.reasoning import strip_reasoning
 from mmgauge.parts.answers import Answer
 from mmgauge.runner.executor import Executor, LocalExecutor
 from mmgauge.runner.images import ImageLedger
+from mmgauge.runner.landing import Landing
 from mmgauge.runner.progress import NullProgress, ProgressSink, outcome_of
 from mmgauge.runner.scoring import BenchCounts, score_benchmark, stored_entry
 from mmgauge.store.cache import ResponseCache, config_part, request_fingerprint
@@ -128,7 +129,8 @@ class Runner:
             manifest.save()
             self.progress.start(len(plan.pending), "requests")
             try:
-                await self._dispatch(plan, log, existing)
+                with self.images.writing_behind() as thumbnails:
+                    await self._dispatch(plan, log, existing, thumbnails)
             except BaseException as error:
                 self.progress.finish(outcome_of(error))
                 raise
@@ -169,22 +171,39 @@ class Runner:
         counts.cache_hits += len(found)
         self._finish_all([work for work, _ in found], [hit for _, hit in found], log, existing)
 
-    async def _dispatch(self, plan: _Plan, log: RunLog, existing: dict[Key, SampleRecord]) -> None:
+    async def _dispatch(self, plan: _Plan, log: RunLog, existing: dict[Key, SampleRecord],
+                        thumbnails: Callable[[], None]) -> None:
         size = max(1, self.backend.batch_size)
         pending = [plan.pending[i] for i in self.backend.batch_order([work.request for work in plan.pending])]
         batches = [pending[i : i + size] for i in range(0, len(pending), size)]
+        # The thumbnails start once the loop only waits for answers: when half of the last requests in flight
+        # are answered, the others were sent long ago. Started while bodies are still being written, the
+        # thread's decoding (which holds the GIL) would stall each write of a large body by up to 5 ms.
+        tail = self.backend.concurrency * size // 2
+        unanswered = len(pending)
+        if unanswered <= tail:
+            thumbnails()
 
-        def deliver(number: int, responses: list[ModelResponse]) -> None:
-            works = batches[number]
+        def record(works: list[_Work], responses: list[ModelResponse]) -> None:
+            nonlocal unanswered
+            unanswered -= len(works)
+            if unanswered <= tail:
+                thumbnails()
             for work, response in zip(works, responses, strict=True):
                 plan.counts[work.bench.name].requested += 1
                 if response.ok and self.cache is not None:
                     self.cache.put(work.fingerprint, response, self._model_fingerprint)
             self._finish_all(works, responses, log, existing, advance=True)
 
+        # The answers that land in one turn of the loop are read and recorded together (see `landing`).
+        landing: Landing[_Work] = Landing(record)
         # Cache commits go to a writer thread meanwhile: each would stall the loop sending requests.
         with self.cache.writing_behind() if self.cache is not None else contextlib.nullcontext():
-            await self.executor.execute([[work.request for work in batch] for batch in batches], deliver)
+            try:
+                await self.executor.execute([[work.request for work in batch] for batch in batches],
+                                            lambda number, responses: landing.add(batches[number], responses))
+            finally:
+                landing.flush()  # answers of the last turn, or delivered before a failure: recorded too
 
     def _finish_all(self, works: list[_Work], responses: list[ModelResponse], log: RunLog,
                     existing: dict[Key, SampleRecord], *, advance: bool = False) -> None:
