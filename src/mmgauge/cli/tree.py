@@ -22,8 +22,8 @@ from mmgauge.core.version import __version__
 
 #: The groups whose `<group> NAME` commands a benchmark's class names, and the hook that names them.
 HOOKED_GROUPS = {"score": "score_command", "export": "export_command"}
-ROOT_HELP = ("Evaluate multimodal LLMs exactly as the benchmark papers define it: MME, MMBench, M3GIA, "
-             "General-Level.")
+ROOT_HELP = ("Evaluate multimodal LLMs exactly as the benchmark papers define it (`mmgauge list` shows the "
+             "benchmarks and backends).")
 
 
 def _version(value: bool) -> None:
