@@ -12,6 +12,7 @@ import pytest
 from mmgauge.backends import _embedded_engine as engine_module
 from mmgauge.backends._embedded_choice import Candidate, Scored, best, continuations, scored_by
 from mmgauge.backends._embedded_engine import EmbeddedEngine, EngineInput
+from mmgauge.backends._embedded_prompt import CONTENT_FREE
 from mmgauge.backends.base import Request
 from mmgauge.backends.embedded import EmbeddedBackend
 from mmgauge.core.types import AnswerChoice, GenerationConfig, Message
@@ -134,3 +135,49 @@ def test_the_questions_support_is_how_much_likelier_the_ocr_text_makes_its_words
     item = EngineInput(system=None, text="Is it?", images=[b"png"], choices=YES_NO)
     (answer,) = engine.answer_batch([item], max_new_tokens=8, temperature=0.0, seed=None)
     assert answer.text == "Yes" and [score.support for score in answer.scores] == [1.0, 0.0]
+
+
+def test_an_option_text_is_weighed_by_its_whole_text_pmi_so_a_constant_prior_cancels() -> None:
+    # "Madrid" is likelier than "Paris" after the question (-4.0 vs -6.0 per token) only because it is
+    # likelier after anything (-5.0 vs -9.0 after the content-free question): the question raised "Paris"
+    # far more.
+    madrid = Scored("A", "Madrid", conditional=-4.0, neutral=-4.0, prior=-5.0, tokens=2)
+    paris = Scored("B", "Paris", conditional=-6.0, neutral=-6.0, prior=-9.0, tokens=2)
+    assert [madrid.calibrated, paris.calibrated] == [2.0, 6.0] and best([madrid, paris]).answer == "B"
+    # The same prior added to every option's likelihood in both contexts changes nothing.
+    shifted = [Scored(s.answer, s.continuation, s.conditional - 1, s.neutral - 1, prior=(s.prior or 0) - 1,
+                      tokens=2) for s in (madrid, paris)]
+    assert [s.calibrated for s in shifted] == [2.0, 6.0]
+    # Summed over the text's tokens, not per token: a longer text's log-ratio counts whole.
+    assert Scored("C", "Paris, France", -1.0, -1.0, prior=-2.0, tokens=3).calibrated == 3.0
+
+
+def test_the_engine_takes_each_option_texts_prior_after_a_content_free_question(
+    engine: EmbeddedEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[list[tuple[str, str]]] = []
+
+    def surface_prior(
+        model: Any, tokenizer: Any, pairs: Sequence[tuple[str, str]]
+    ) -> list[tuple[float, int]]:
+        """'common' is likely anywhere (-1); 'apt' only after the question (-2), else -8; one token each."""
+        calls.append(list(pairs))
+        asked = [CONTENT_FREE not in prompt for prompt, _ in pairs]
+        return [(-1.0 if reply == "common" else (-2.0 if question else -8.0), 1)
+                for (_, reply), question in zip(pairs, asked, strict=True)]
+
+    monkeypatch.setattr(engine_module, "reply_loglikelihoods", surface_prior)
+    options = (Candidate("A", "common"), Candidate("B", "apt"))
+    items = [EngineInput(system=None, text="Which fits?", choices=options) for _ in range(2)]
+    answers = engine.answer_batch(items, max_new_tokens=8, temperature=0.0, seed=None)
+    assert [answer.text for answer in answers] == ["B", "B"]
+    assert [(s.prior, round(s.calibrated, 3)) for s in answers[0].scores] == [(-1.0, 0.0), (-8.0, 6.0)]
+    # Each item's priors come from a call of their own: never batched with another item's.
+    content_free = [call for call in calls if all(CONTENT_FREE in prompt for prompt, _ in call)]
+    assert [[reply for _, reply in call] for call in content_free] == [["common", "apt"]] * 2
+
+
+def test_answers_scored_as_themselves_keep_the_contextual_calibration(engine: EmbeddedEngine) -> None:
+    item = EngineInput(system=None, text="Is HELLO written?", images=[b"png"], choices=YES_NO)
+    (answer,) = engine.answer_batch([item], max_new_tokens=8, temperature=0.0, seed=None)
+    assert all(score.prior is None for score in answer.scores)

