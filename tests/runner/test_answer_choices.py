@@ -67,3 +67,18 @@ def test_benchmarks_offer_yes_no_or_the_options_shown() -> None:
         choices = shuffled.answer_choices(question, round)
         assert choices is not None and [(c.answer, c.text) for c in choices] == list(shown.items())
     assert get_benchmark("mme").answer_choices(sample) is not None
+
+
+def test_every_builtin_offers_choices_its_own_rules_read_back(tmp_path: Path) -> None:
+    # A backend that answers with a choice's `answer` must be read as exactly that answer (POPE's reading,
+    # MMStar's matcher, MME's parser, ...), or a likelihood-choosing backend would be scored on other words.
+    from mmgauge.benchmarks.registry import builtin_benchmarks
+
+    for name in sorted(builtin_benchmarks()):
+        bench = get_benchmark(name)
+        dataset = bench.load(bench.sample_data(tmp_path / name))
+        for sample in dataset.samples[:6]:
+            choices = bench.answer_choices(sample)
+            assert choices, (name, sample.id)
+            read = [bench.extract(sample, choice.answer).answer for choice in choices]
+            assert [str(answer).lower() for answer in read] == [c.answer.lower() for c in choices], name

@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Final
 
-from mmgauge.benchmarks.base import Benchmark, BenchmarkOptions, Dataset
+from mmgauge.benchmarks.base import Benchmark, BenchmarkOptions, Dataset, option_choices
 from mmgauge.benchmarks.baseline_answers import Baseline, choice_baselines
 from mmgauge.benchmarks.mmstar.data import Question, fingerprint, load_questions
 from mmgauge.benchmarks.mmstar.prompts import TABLE as PROMPTS
@@ -35,7 +35,7 @@ from mmgauge.benchmarks.mmstar.result import MMStarResult, Outcome, score_outcom
 from mmgauge.benchmarks.mmstar.sample import write_sample
 from mmgauge.benchmarks.presets import LMMS_EVAL, PresetTable, PromptFields
 from mmgauge.core.baselines import PERCENT, Numbers
-from mmgauge.core.types import Extraction, Message, Sample, SampleRecord
+from mmgauge.core.types import AnswerChoice, Extraction, Message, Sample, SampleRecord
 from mmgauge.extraction.choice import match_choice
 from mmgauge.extraction.judge import Judge
 from mmgauge.extraction.reasoning import text_read
@@ -96,6 +96,9 @@ class MMStarBenchmark(Benchmark[MMStarOptions, MMStarResult]):
                     if self.prompt.name == LMMS_EVAL else sample.question)
         fields = PromptFields(question, sample.options, str(sample.metadata.get("hint", "")), "en")
         return self.prompt(fields).messages(sample.images)
+
+    def answer_choices(self, sample: Sample, round: int = 0) -> list[AnswerChoice] | None:
+        return option_choices(sample.options)
 
     def extract(self, sample: Sample, text: str, round: int = 0) -> Extraction:
         # VLMEvalKit strips the prediction before matching (extract_answer_from_item).

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Final, Literal
 
-from mmgauge.benchmarks.base import Benchmark, BenchmarkOptions, Dataset
+from mmgauge.benchmarks.base import YES_NO, Benchmark, BenchmarkOptions, Dataset
 from mmgauge.benchmarks.baseline_answers import Baseline, yes_no_baselines
 from mmgauge.benchmarks.pope.data import fingerprint, load_questions
 from mmgauge.benchmarks.pope.reading import read_answer
@@ -14,7 +14,7 @@ from mmgauge.benchmarks.pope.result import PopeResult, PopeScores
 from mmgauge.benchmarks.pope.sample import write_sample
 from mmgauge.benchmarks.pope.scoring import PopeItem, score_pope
 from mmgauge.core.baselines import PERCENT, Numbers
-from mmgauge.core.types import Extraction, Message, Sample, SampleRecord
+from mmgauge.core.types import AnswerChoice, Extraction, Message, Sample, SampleRecord
 
 #: What lmms-eval's `pope` task appends to each question (LLaVA's POPE prompt).
 LMMS_EVAL_SUFFIX: Final = "\nAnswer the question using a single word or phrase."
@@ -58,6 +58,9 @@ class PopeBenchmark(Benchmark[PopeOptions, PopeResult]):
     def build_messages(self, sample: Sample, round: int = 0) -> list[Message]:
         suffix = LMMS_EVAL_SUFFIX if self.options.prompt == "lmms-eval" else ""
         return [Message.user(sample.question.strip() + suffix if suffix else sample.question, sample.images)]
+
+    def answer_choices(self, sample: Sample, round: int = 0) -> list[AnswerChoice] | None:
+        return list(YES_NO)  # POPE's reading takes "Yes" as yes and "No" as no (a test holds it)
 
     def extract(self, sample: Sample, text: str, round: int = 0) -> Extraction:
         return read_answer(text, self.options.parser)
