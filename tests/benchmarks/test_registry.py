@@ -13,8 +13,8 @@ import pytest
 from mmgauge.benchmarks import registry
 from mmgauge.core.loading import UNDECLARED, declared_constant
 
-HOOKS = ("score_command", "report_section", "comparer", "comparison_notes", "outcomes_builder", "audit_rules",
-         "record_judge", "tidy_rows")
+HOOKS = ("score_command", "export_command", "report_section", "comparer", "comparison_notes",
+         "outcomes_builder", "audit_rules", "record_judge", "tidy_rows")
 
 
 @pytest.mark.parametrize("name", sorted(registry.builtin_benchmarks()))
@@ -28,6 +28,10 @@ def test_a_builtin_s_hooks_read_from_its_source_are_its_class_s(name: str) -> No
     assert registry.hook_target(name.upper(), "score_command") == cls.score_command
     assert registry.hook_target("no-such-benchmark", "score_command") is None
     assert registry.class_attribute(name, "in_default_run") == cls.in_default_run
+    # Tuples of plain values too (a run reads every built-in's VLMEvalKit names without importing them).
+    own = "vlmevalkit_names" in vars(cls)
+    assert declared_constant(target, "vlmevalkit_names") is not UNDECLARED or not own
+    assert registry.class_attribute(name, "vlmevalkit_names") == cls.vlmevalkit_names
 
 
 @pytest.mark.parametrize("hook", ["score_command", "export_command"])

@@ -119,10 +119,11 @@ def class_attribute(name: str, attribute: str, known: Mapping[str, str] | None =
     `known_class` says).
 
     A built-in's is read from its class's source where that sets it plainly (a string, number, bool or
-    None), so that the command line imports none of the benchmark to find `score NAME`: its class's module
-    imports everything the benchmark does (readers, prompts, judge, scoring), which the command may not
-    need. A plug-in's class, or a built-in's that sets the attribute otherwise, is imported and asked. The
-    class is what holds either way; a test checks that both ways agree for every built-in."""
+    None, or a tuple of those), so that the command line imports none of the benchmark to find `score
+    NAME`: its class's module imports everything the benchmark does (readers, prompts, judge, scoring),
+    which the command may not need. A plug-in's class, or a built-in's that sets the attribute otherwise,
+    is imported and asked. The class is what holds either way; a test checks that both ways agree for
+    every built-in."""
     target = (all_benchmarks() if known is None else known).get(name.strip().lower())
     if target is None:
         return None
@@ -151,12 +152,14 @@ def command_hooks(attribute: str) -> list[str]:
 
 def vlmevalkit_names(*others: str) -> dict[str, tuple[str, ...]]:
     """The VLMEvalKit dataset names (the class's `vlmevalkit_names` hook) of each built-in benchmark and of
-    `others` (a plug-in being run: others are not imported for this), for `datasources.locate`."""
+    `others` (a plug-in being run: others are not imported for this), for `datasources.locate`; read as
+    `class_attribute` reads them (a run imports no other benchmark for this)."""
+    known = all_benchmarks()
     found = {}
     for name in sorted({*builtin_benchmarks(), *others}):
-        cls = known_class(name)
-        if cls is not None and cls.vlmevalkit_names:
-            found[name] = cls.vlmevalkit_names
+        names = class_attribute(name, "vlmevalkit_names", known)
+        if names:
+            found[name] = tuple(names)
     return found
 
 

@@ -65,10 +65,10 @@ UNDECLARED: Final = object()
 
 
 def declared_constant(target: str, attribute: str) -> Any:
-    """The constant (a string, number, bool or None) that the class `target` ("module:Class") sets
-    `attribute` to in its own body, read from its module's source without running it; `UNDECLARED` where
-    the source does not say plainly (the class is not a plain top-level class there, has decorators, or
-    inherits or computes the attribute), and the class must be imported and asked.
+    """The constant (a string, number, bool or None, or a tuple of those) that the class `target`
+    ("module:Class") sets `attribute` to in its own body, read from its module's source without running
+    it; `UNDECLARED` where the source does not say plainly (the class is not a plain top-level class there,
+    has decorators, or inherits or computes the attribute), and the class must be imported and asked.
 
     For the command line: a benchmark's module imports everything the benchmark does, and a command that
     only needs to know which function a hook names should not pay for that."""
@@ -93,11 +93,10 @@ def declared_constant(target: str, attribute: str) -> Any:
     for statement in classes[0].body:
         if attribute in _bound_names(statement):
             value = statement.value if isinstance(statement, (ast.Assign, ast.AnnAssign)) else None
-            plain = isinstance(value, ast.Constant) and (value.value is None
-                                                         or isinstance(value.value, (str, int, float)))
-            if found is not UNDECLARED or not plain or not isinstance(value, ast.Constant):
+            plain = value is not None and _plain(value)
+            if found is not UNDECLARED or not plain or value is None:
                 return UNDECLARED
-            found = value.value
+            found = ast.literal_eval(value)
     return found
 
 
@@ -118,3 +117,11 @@ def _bound_names(statement: ast.stmt) -> set[str]:
     if isinstance(statement, (ast.Import, ast.ImportFrom)):  # a star import binds "*"
         return {(alias.asname or alias.name).split(".")[0] for alias in statement.names}
     return {name.id for name in ast.walk(statement) if isinstance(name, ast.Name)}
+
+
+def _plain(node: ast.expr) -> bool:
+    """Whether `node` is a string, number, bool or None, or a tuple of those, written out."""
+    if isinstance(node, ast.Tuple):
+        return all(_plain(element) for element in node.elts)
+    return isinstance(node, ast.Constant) and (node.value is None
+                                               or isinstance(node.value, (str, int, float)))
