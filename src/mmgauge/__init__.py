@@ -67,14 +67,14 @@ def __getattr__(name: str) -> Any:
 
 
 def _benchmark_functions() -> dict[str, str]:
-    """name -> "module:function" of the built-in benchmarks' `library_functions` hooks (their classes are
-    imported, so only for a name the table above lacks)."""
-    from mmgauge.benchmarks.registry import builtin_benchmarks, known_class
+    """name -> "module:function" of the built-in benchmarks' `library_functions` hooks (read as the registry
+    reads a class's plain attributes: from its source, without importing the benchmark)."""
+    from mmgauge.benchmarks.registry import all_benchmarks, builtin_benchmarks, class_attribute
 
+    known = all_benchmarks()
     found: dict[str, str] = {}
     for benchmark in sorted(builtin_benchmarks()):
-        cls = known_class(benchmark)
-        for target in cls.library_functions if cls is not None else ():
+        for target in class_attribute(benchmark, "library_functions", known) or ():
             found.setdefault(target.rpartition(":")[2], target)
     return found
 

@@ -24,7 +24,7 @@ def test_a_score_command_imports_only_its_own_command_module(tmp_path: Path) -> 
             "    others = sorted(m for m in sys.modules if m.startswith('mmgauge.cli.') and m not in (\n"
             "        'mmgauge.cli.main', 'mmgauge.cli.tree', 'mmgauge.cli.commands',\n"
             "        'mmgauge.cli.params', 'mmgauge.cli.help_format', 'mmgauge.cli.log_level',\n"
-            "        'mmgauge.cli.logs', 'mmgauge.cli.signals', 'mmgauge.cli.json_output'))\n"
+            "        'mmgauge.cli.logs', 'mmgauge.cli.signals'))\n"
             "    sys.stderr.write(f'exit {stop.code} others {others}')")
     done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True)
     assert done.stderr.endswith("exit 0 others []")

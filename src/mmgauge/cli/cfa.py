@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from mmgauge.cli.json_output import print_json
+from mmgauge.core.json_output import print_json
 from mmgauge.datasources.text_files import read_csv, read_text
 
 

@@ -22,8 +22,8 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-from mmgauge.cli.json_output import print_json
-from mmgauge.cli.params import Arg, Opt
+from mmgauge.core.json_output import print_json
+from mmgauge.core.params import Arg, Opt
 
 if TYPE_CHECKING:
     from mmgauge.general_level.runs import RunCoverage

@@ -16,9 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Union
 
-# Declared below the benchmarks, so that a benchmark's `score_command` declares its parameters too.
-from mmgauge.core.params import Arg as Arg
-from mmgauge.core.params import Opt as Opt
+from mmgauge.core.params import Arg, Opt
 
 
 @dataclass(frozen=True)

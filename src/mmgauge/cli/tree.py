@@ -137,14 +137,16 @@ def _load(path: str) -> Any:
 
 
 def _aliases() -> dict[str, str]:
-    """Every old spelling, with the path it now is: the table's, and the benchmarks' `command_aliases`."""
-    from mmgauge.benchmarks.registry import benchmark_names, known_class
+    """Every old spelling, with the path it now is: the table's, and the benchmarks' `command_aliases` (read
+    as `score NAME`'s hook is, without importing the benchmarks)."""
+    from mmgauge.benchmarks.registry import all_benchmarks, class_attribute, hook_target
 
     found = commands.aliases()
-    for name in benchmark_names():
-        cls = known_class(name)
-        if cls is not None and cls.score_command is not None:
-            found.update(dict.fromkeys(cls.command_aliases, f"score {name}"))
+    known = all_benchmarks()
+    for name in sorted(known):
+        if hook_target(name, "score_command", known) is not None:
+            found.update(dict.fromkeys(class_attribute(name, "command_aliases", known) or (),
+                                       f"score {name}"))
     return found
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from html import escape
 from itertools import pairwise
+from typing import Any
 
 from mmgauge.benchmarks.registry import known_class
 from mmgauge.comparison.core import Comparison
@@ -101,32 +102,43 @@ def significance_section(runs: list[RunView], compared: Compared, tables: list[T
     return "".join(parts)
 
 
-def _measures(comparison: Comparison) -> dict[str, tuple[tuple[str, ...], ...]]:
-    """Leaderboard column -> (benchmark, metric, breakdown) of the compared numbers it shows: the compared
-    benchmarks' `significance_measures` hooks, each key path (metric, breakdown) under its benchmark."""
-    table: dict[str, tuple[tuple[str, ...], ...]] = {}
+@dataclass
+class _Measures:
+    """What the compared benchmarks' hooks say of the leaderboard's columns, gathered once per leaderboard."""
+
+    #: Column -> (benchmark, metric, breakdown) of the compared numbers it shows (`significance_measures`).
+    paths: dict[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
+    #: Benchmark -> its `significance_row` hook, where it has one.
+    rows: dict[str, Any] = field(default_factory=dict)
+
+
+def _measures(comparison: Comparison) -> _Measures:
+    found = _Measures()
     for benchmark in dict.fromkeys(pair.benchmark for pair in comparison.pairs):
         cls = known_class(benchmark)
-        for label, paths in cls.significance_measures if cls is not None else ():
-            table[label] = (*table.get(label, ()), *((benchmark, *path) for path in paths))
-    return table
+        if cls is None:
+            continue
+        for label, paths in cls.significance_measures:
+            found.paths[label] = (*found.paths.get(label, ()), *((benchmark, *path) for path in paths))
+        lookup = cls.hook("significance_row")
+        if lookup is not None:
+            found.rows[benchmark] = lookup
+    return found
 
 
 def _lookup(comparison: Comparison, measure: str, first: int, second: int,
-            measures: dict[str, tuple[tuple[str, ...], ...]]) -> MetricRow | None:
-    for benchmark, metric, breakdown in measures.get(measure, ()):
+            measures: _Measures) -> MetricRow | None:
+    for benchmark, metric, breakdown in measures.paths.get(measure, ()):
         row = comparison.row(benchmark, metric, breakdown, first, second)
         if row is not None:
             return row
     for pair in comparison.pairs:
-        cls = known_class(pair.benchmark)
-        if cls is None or {pair.a, pair.b} != {first, second}:
+        lookup = measures.rows.get(pair.benchmark)
+        if lookup is None or {pair.a, pair.b} != {first, second}:
             continue
-        lookup = cls.hook("significance_row")
-        if lookup is not None:
-            found: MetricRow | None = lookup(measure, pair.rows)
-            if found is not None:
-                return found
+        found: MetricRow | None = lookup(measure, pair.rows)
+        if found is not None:
+            return found
     return None
 
 
