@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import importlib.util
 from pathlib import Path
@@ -72,25 +73,11 @@ def declared_constant(target: str, attribute: str) -> Any:
 
     For the command line: a benchmark's module imports everything the benchmark does, and a command that
     only needs to know which function a hook names should not pay for that."""
-    module_name, _, class_name = (part.strip() for part in target.partition(":"))
-    try:
-        spec = importlib.util.find_spec(module_name)
-    except (ImportError, ValueError):
-        return UNDECLARED
-    origin = spec.origin if spec is not None else None
-    if origin is None or not origin.endswith(".py"):
-        return UNDECLARED
-    try:
-        tree = ast.parse(Path(origin).read_bytes())
-    except (OSError, SyntaxError, ValueError):
-        return UNDECLARED
-    classes = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == class_name]
-    # A name bound more than once, or a class a decorator may replace, is left to the import.
-    bound = [node for node in tree.body if {class_name, "*"} & _bound_names(node)]
-    if len(classes) != 1 or len(bound) != 1 or classes[0].decorator_list:
+    body = _class_body(target)
+    if body is None:
         return UNDECLARED
     found: Any = UNDECLARED
-    for statement in classes[0].body:
+    for statement in body:
         if attribute in _bound_names(statement):
             value = statement.value if isinstance(statement, (ast.Assign, ast.AnnAssign)) else None
             plain = value is not None and _plain(value)
@@ -98,6 +85,30 @@ def declared_constant(target: str, attribute: str) -> Any:
                 return UNDECLARED
             found = ast.literal_eval(value)
     return found
+
+
+@functools.cache
+def _class_body(target: str) -> tuple[ast.stmt, ...] | None:
+    """The statements of class `target`'s body in its module's source, parsed once per process (the
+    command line asks several attributes of each benchmark); None where it is not a plain top-level class
+    there (a name bound more than once, or a class a decorator may replace, is left to the import)."""
+    module_name, _, class_name = (part.strip() for part in target.partition(":"))
+    try:
+        spec = importlib.util.find_spec(module_name)
+    except (ImportError, ValueError):
+        return None
+    origin = spec.origin if spec is not None else None
+    if origin is None or not origin.endswith(".py"):
+        return None
+    try:
+        tree = ast.parse(Path(origin).read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return None
+    classes = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == class_name]
+    bound = [node for node in tree.body if {class_name, "*"} & _bound_names(node)]
+    if len(classes) != 1 or len(bound) != 1 or classes[0].decorator_list:
+        return None
+    return tuple(classes[0].body)
 
 
 def _bound_names(statement: ast.stmt) -> set[str]:
