@@ -12,10 +12,18 @@ lengths). Then, taking turns going first (`--repeat` rounds), each in its own pr
 
 Both append one line per answer as they go (mmgauge to its run log); this process polls those files for the
 time to the first answer and the steady throughput (answers/s between the 10% and 90% marks). Whole-process
-time includes Python start-up, imports, loading, and (mmgauge) scoring. Each client's best round counts.
-Prints a table, then one JSON object on its last line.
+time includes Python start-up, imports, loading, and (mmgauge) scoring; CPU time (the process's user + system)
+is printed beside it. Each round gives a pair ratio; the median over the rounds is reported, never the best.
+
+`--profile` then takes the bare loop apart on a few batches (its own process): opening the images, the
+processor (also split over four threads), the copy to the device, `generate` with one new token (the
+prefill) and with all of them, so that the per-step decoding cost shows, and `generate` again while another
+thread runs the processor (what preparing the next batch beside the model costs it).
+
+Prints a table, then one JSON object on its last line (also `--json-out`).
 
 Usage: python bench/hf_gpu.py [--tiny] [--images 580] [--batch-size 32] [--max-tokens 32] [--repeat 2]
+       [--profile] [--json-out FILE]
 """
 
 from __future__ import annotations
@@ -23,6 +31,8 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -76,39 +86,59 @@ def build(model: Path, tiny: bool) -> None:
 
 # -- the bare loop (its own process) -------------------------------------------------------------------------
 
-def bare(model_dir: Path, data: Path, answers: Path, batch_size: int, max_tokens: int) -> None:
+def load_bare(model_dir: Path) -> tuple[Any, Any, str]:
     import torch
     import transformers
-    from PIL import Image
 
     hf: Any = transformers
-    started = time.perf_counter()
     device = "cuda" if torch.cuda.is_available() else "cpu"
     processor = hf.AutoProcessor.from_pretrained(model_dir)
     processor.tokenizer.padding_side = "left"
     dtype = torch.float32 if device == "cpu" else "auto"
     model = hf.AutoModelForImageTextToText.from_pretrained(model_dir, dtype=dtype, device_map={"": device})
     model.eval()
-    eos = {processor.tokenizer.eos_token_id, model.generation_config.eos_token_id}
-    load_s = time.perf_counter() - started
+    return processor, model, device
+
+
+def read_work(data: Path) -> list[tuple[Path, str]]:
     work = []
     for text in sorted(data.rglob("*.txt")):
         for line in text.read_text().splitlines():
             work.append((text.with_suffix(".jpg"), line.split("\t")[0]))
+    return work
+
+
+def open_images(batch: list[tuple[Path, str]]) -> list[Any]:
+    from PIL import Image
+
+    images = []
+    for path, _ in batch:
+        with Image.open(path) as image:
+            images.append(image.convert("RGB"))
+    return images
+
+
+def encode(processor: Any, batch: list[tuple[Path, str]], images: list[Any]) -> Any:
+    prompts = [processor.apply_chat_template(
+        [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": question}]}],
+        add_generation_prompt=True, tokenize=False) for _, question in batch]
+    # The template writes the BOS token itself.
+    return processor(text=prompts, images=images, padding=True, return_tensors="pt", add_special_tokens=False)
+
+
+def bare(model_dir: Path, data: Path, answers: Path, batch_size: int, max_tokens: int) -> None:
+    import torch
+
+    started = time.perf_counter()
+    processor, model, device = load_bare(model_dir)
+    eos = {processor.tokenizer.eos_token_id, model.generation_config.eos_token_id}
+    load_s = time.perf_counter() - started
+    work = read_work(data)
     generate_s, tokens = 0.0, 0
     with answers.open("w") as out:
         for start in range(0, len(work), batch_size):
             batch = work[start:start + batch_size]
-            images = []
-            for path, _ in batch:
-                with Image.open(path) as image:
-                    images.append(image.convert("RGB"))
-            prompts = [processor.apply_chat_template(
-                [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": question}]}],
-                add_generation_prompt=True, tokenize=False) for _, question in batch]
-            # The template writes the BOS token itself.
-            inputs = processor(text=prompts, images=images, padding=True, return_tensors="pt",
-                               add_special_tokens=False).to(device)
+            inputs = encode(processor, batch, open_images(batch)).to(device)
             inputs["pixel_values"] = inputs["pixel_values"].to(model.dtype)
             began = time.perf_counter()
             with torch.inference_mode():
@@ -130,10 +160,85 @@ def bare(model_dir: Path, data: Path, answers: Path, batch_size: int, max_tokens
         "peak_gpu_memory_bytes": peak, "device_name": name}))
 
 
+def profile(model_dir: Path, data: Path, figures: Path, batch_size: int, max_tokens: int) -> None:
+    """Time each step of the bare loop on a warm-up batch and three more; the medians go to `figures`."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import torch
+
+    processor, model, device = load_bare(model_dir)
+
+    def synced() -> float:
+        if device == "cuda":
+            torch.cuda.synchronize()
+        return time.perf_counter()
+
+    work = read_work(data)
+    samples: dict[str, list[float]] = {}
+    for number in range(4):
+        batch = work[number * batch_size:(number + 1) * batch_size]
+        t0 = synced()
+        images = open_images(batch)
+        t1 = synced()
+        inputs = encode(processor, batch, images)
+        t2 = synced()
+        # The same processor work in four slices on four threads: what a parallel preparation could save.
+        parts = [(batch[k::4], images[k::4]) for k in range(4)]
+        with ThreadPoolExecutor(4) as pool:
+            list(pool.map(lambda part: encode(processor, *part), parts))
+        t3 = synced()
+        inputs = inputs.to(device)
+        inputs["pixel_values"] = inputs["pixel_values"].to(model.dtype)
+        t4 = synced()
+        with torch.inference_mode():
+            model.generate(**inputs, max_new_tokens=1, do_sample=False,
+                           pad_token_id=processor.tokenizer.pad_token_id)
+            t5 = synced()
+            model.generate(**inputs, max_new_tokens=max_tokens, do_sample=False,
+                           pad_token_id=processor.tokenizer.pad_token_id)
+            t6 = synced()
+            # The same generate while another thread runs the processor (as a prepared-ahead batch would).
+            with ThreadPoolExecutor(1) as pool:
+                beside = pool.submit(encode, processor, batch, images)
+                model.generate(**inputs, max_new_tokens=max_tokens, do_sample=False,
+                               pad_token_id=processor.tokenizer.pad_token_id)
+                t7 = synced()
+                beside.result()
+        if number == 0:  # warm-up
+            continue
+        for key, value in (("open_images", t1 - t0), ("processor", t2 - t1), ("processor_4_threads", t3 - t2),
+                           ("to_device", t4 - t3), ("prefill", t5 - t4), ("generate", t6 - t5),
+                           ("per_decode_step", (t6 - t5 - (t5 - t4)) / max(max_tokens - 1, 1)),
+                           ("generate_beside_processor", t7 - t6)):
+            samples.setdefault(key, []).append(value)
+    # Greedy answers of a random-weight model sit on near ties, so rounding that depends on the batch's shape
+    # (its padding, its other rows) can flip them: how often, for eight requests alone against in a batch.
+    batch = work[batch_size:2 * batch_size]
+    with torch.inference_mode():
+        inputs = encode(processor, batch, open_images(batch)).to(device)
+        inputs["pixel_values"] = inputs["pixel_values"].to(model.dtype)
+        width = inputs["input_ids"].shape[1]
+        together = model.generate(**inputs, max_new_tokens=max_tokens, do_sample=False,
+                                  pad_token_id=processor.tokenizer.pad_token_id)[:, width:].tolist()
+        alone_same = 0
+        for row, item in enumerate(batch[:8]):
+            single = encode(processor, [item], open_images([item])).to(device)
+            single["pixel_values"] = single["pixel_values"].to(model.dtype)
+            output = model.generate(**single, max_new_tokens=max_tokens, do_sample=False,
+                                    pad_token_id=processor.tokenizer.pad_token_id)
+            alone_same += output[0, single["input_ids"].shape[1]:].tolist() == together[row]
+    figures.write_text(json.dumps({
+        "identical_alone_and_batched_of_8": alone_same,
+        "per_batch_s": {key: statistics.median(values) for key, values in samples.items()},
+        "image_processor": type(processor.image_processor).__name__, "torch_threads": torch.get_num_threads(),
+        "attention": getattr(model.config, "_attn_implementation", None)}))
+
+
 # -- driving and measuring -----------------------------------------------------------------------------------
 
-def timed(command: list[str], answers: Path, log: Path) -> tuple[float, list[tuple[float, int]]]:
-    """Run `command`, polling `answers` for its line count: (seconds, [(time, count) at each change])."""
+def timed(command: list[str], answers: Path, log: Path) -> tuple[float, float, list[tuple[float, int]]]:
+    """Run `command`, polling `answers` for its line count: (seconds, CPU seconds, [(time, count)])."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     with log.open("w") as sink:
         process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)
@@ -147,9 +252,12 @@ def timed(command: list[str], answers: Path, log: Path) -> tuple[float, list[tup
                 break
             time.sleep(0.01)
     seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the child is reaped by poll(), so it is counted
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if process.returncode != 0:
-        raise SystemExit(f"{command[:4]} failed ({process.returncode}); see {log}")
-    return seconds, timeline
+        tail = log.read_text()[-3000:]
+        raise SystemExit(f"{command[:4]} failed ({process.returncode}); see {log}:\n{tail}")
+    return seconds, cpu, timeline
 
 
 def steady_rps(timeline: list[tuple[float, int]], total: int) -> float | None:
@@ -168,12 +276,12 @@ def run_mmgauge(model: Path, data: Path, out: Path, args: argparse.Namespace, to
     command = [sys.executable, "-c", MMGAUGE, "run", "--model", f"hf:{model}", "--bench", "mme", "--data",
                str(data), "--out", str(out), "--batch-size", str(args.batch_size), "--max-tokens",
                str(args.max_tokens), "--no-cache"]
-    seconds, timeline = timed(command, out / RunFolder.name_of("records"), out.with_suffix(".log"))
+    seconds, cpu, timeline = timed(command, out / RunFolder.name_of("records"), out.with_suffix(".log"))
     folder = RunFolder(out)
     manifest = folder.read_manifest()
     stats = manifest.invocations[-1].generation if manifest is not None else None
-    return {"seconds": seconds, "first_answer_s": timeline[0][0], "steady_rps": steady_rps(timeline, total),
-            "tokens_per_s": stats.tokens_per_s if stats else None,
+    return {"seconds": seconds, "cpu_s": cpu, "first_answer_s": timeline[0][0],
+            "steady_rps": steady_rps(timeline, total), "tokens_per_s": stats.tokens_per_s if stats else None,
             "peak_gpu_memory_bytes": stats.peak_gpu_memory_bytes if stats else None,
             "device_name": stats.device_name if stats else None,
             "answers": {record.prompt: record.response.text for record in folder.raw_records().values()}}
@@ -183,21 +291,40 @@ def run_bare(model: Path, data: Path, answers: Path, args: argparse.Namespace, t
     command = [sys.executable, __file__, "--role", "bare", "--model", str(model), "--data", str(data),
                "--answers", str(answers), "--batch-size", str(args.batch_size), "--max-tokens",
                str(args.max_tokens)]
-    seconds, timeline = timed(command, answers, answers.with_suffix(".log"))
+    seconds, cpu, timeline = timed(command, answers, answers.with_suffix(".log"))
     figures = json.loads(answers.with_suffix(".figures").read_text())
     lines = [json.loads(line) for line in answers.read_text().splitlines()]
-    return {"seconds": seconds, "first_answer_s": timeline[0][0], "steady_rps": steady_rps(timeline, total),
-            "load_s": figures["load_s"], "generate_s": figures["generate_s"],
+    return {"seconds": seconds, "cpu_s": cpu, "first_answer_s": timeline[0][0],
+            "steady_rps": steady_rps(timeline, total), "load_s": figures["load_s"],
+            "generate_s": figures["generate_s"],
             "tokens_per_s": figures["completion_tokens"] / figures["generate_s"],
             "peak_gpu_memory_bytes": figures["peak_gpu_memory_bytes"], "device_name": figures["device_name"],
             "answers": {line["question"]: line["answer"] for line in lines}}
 
 
-def best(runs: list[dict[str, Any]]) -> dict[str, Any]:
-    top = min(runs, key=lambda run: run["seconds"])
-    steady = [run["steady_rps"] for run in runs if run["steady_rps"] is not None]
-    return {**top, "steady_rps": max(steady) if steady else None,
-            "first_answer_s": min(run["first_answer_s"] for run in runs)}
+FIGURES = ("seconds", "cpu_s", "first_answer_s", "steady_rps", "tokens_per_s")
+
+
+def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each figure's median over the rounds (the device and the memory peak are the same every round)."""
+    middle = {key: statistics.median(run[key] for run in runs) for key in FIGURES
+              if all(run[key] is not None for run in runs)}
+    return {**runs[-1], **{key: middle.get(key) for key in FIGURES}}
+
+
+def pair_ratios(ours: list[dict[str, Any]], theirs: list[dict[str, Any]]) -> dict[str, float | None]:
+    """The median over rounds of each round's ratio, mmgauge over the bare loop (steady: throughput ratio)."""
+    def median(values: list[float | None]) -> float | None:
+        known = [value for value in values if value is not None]
+        return statistics.median(known) if len(known) == len(values) else None
+
+    return {
+        "end_to_end_ratio": median([a["seconds"] / b["seconds"] for a, b in zip(ours, theirs, strict=True)]),
+        "cpu_ratio": median([a["cpu_s"] / b["cpu_s"] for a, b in zip(ours, theirs, strict=True)]),
+        "steady_throughput_ratio": median([
+            a["steady_rps"] / b["steady_rps"] if a["steady_rps"] and b["steady_rps"] else None
+            for a, b in zip(ours, theirs, strict=True)]),
+    }
 
 
 def main() -> None:
@@ -207,8 +334,10 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--max-tokens", type=int, default=32)
     parser.add_argument("--repeat", type=int, default=2, help="rounds, each client once a round")
+    parser.add_argument("--profile", action="store_true", help="then time the bare loop's steps")
+    parser.add_argument("--json-out", type=Path, help="also write the final JSON object here")
     parser.add_argument("--work", type=Path, help="keep the model, data and runs here (default: a temp dir)")
-    parser.add_argument("--role", choices=("bare",), help=argparse.SUPPRESS)
+    parser.add_argument("--role", choices=("bare", "profile"), help=argparse.SUPPRESS)
     parser.add_argument("--model", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--data", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--answers", type=Path, help=argparse.SUPPRESS)
@@ -216,13 +345,18 @@ def main() -> None:
     if args.role == "bare":
         bare(args.model, args.data, args.answers, args.batch_size, args.max_tokens)
         return
+    if args.role == "profile":
+        profile(args.model, args.data, args.answers, args.batch_size, args.max_tokens)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         work = args.work or Path(tmp)
         model, data = work / ("model-tiny" if args.tiny else "model-llava-1b"), work / f"mme-{args.images}"
+        began = time.perf_counter()
         if not (model / "config.json").exists():
             build(model, args.tiny)
         if not data.exists():
             write_data(data, args.images)
+        print(f"model and data ready in {time.perf_counter() - began:.1f} s", flush=True)
         total = 2 * args.images
         runs: dict[str, list[dict[str, Any]]] = {"mmgauge": [], "bare": []}
         stamp = time.strftime("%H%M%S")
@@ -230,33 +364,57 @@ def main() -> None:
             # Taking turns going first: the page cache and the machine's load favour neither.
             for name in ("mmgauge", "bare") if round_ % 2 == 0 else ("bare", "mmgauge"):
                 target = work / f"{name}-{stamp}-{round_}"
-                runs[name].append(run_mmgauge(model, data, target, args, total) if name == "mmgauge"
-                                  else run_bare(model, data, target.with_suffix(".jsonl"), args, total))
-        report(args, best(runs["mmgauge"]), best(runs["bare"]), total)
+                run = (run_mmgauge(model, data, target, args, total) if name == "mmgauge"
+                       else run_bare(model, data, target.with_suffix(".jsonl"), args, total))
+                runs[name].append(run)
+                print(f"round {round_} {name}: {run['seconds']:.2f} s, CPU {run['cpu_s']:.2f} s, "
+                      f"steady {run['steady_rps'] or 0:.2f}/s", flush=True)
+        broken_down = None
+        if args.profile:
+            figures = work / f"profile-{stamp}.json"
+            subprocess.run([sys.executable, __file__, "--role", "profile", "--model", str(model), "--data",
+                            str(data), "--answers", str(figures), "--batch-size", str(args.batch_size),
+                            "--max-tokens", str(args.max_tokens)], check=True)
+            broken_down = json.loads(figures.read_text())
+        report(args, runs["mmgauge"], runs["bare"], total, broken_down)
 
 
-def report(args: argparse.Namespace, ours: dict[str, Any], theirs: dict[str, Any], total: int) -> None:
+def report(args: argparse.Namespace, ours_runs: list[dict[str, Any]], theirs_runs: list[dict[str, Any]],
+           total: int, broken_down: dict[str, Any] | None) -> None:
+    ours, theirs = median_run(ours_runs), median_run(theirs_runs)
+    ratios = pair_ratios(ours_runs, theirs_runs)
+    # Greedy answers of the last round: the batches differ (mmgauge orders by length), the answers should not.
     same = sum(ours["answers"].get(question) == answer for question, answer in theirs["answers"].items())
-    steady = (ours["steady_rps"] / theirs["steady_rps"]
-              if ours["steady_rps"] and theirs["steady_rps"] else None)
     print(f"{total} requests, batch {args.batch_size}, {args.max_tokens} new tokens, "
-          f"{'tiny model' if args.tiny else 'Llava 1B shape'} on {ours['device_name']}")
-    print(f"{'client':>8} {'seconds':>8} {'first s':>8} {'steady/s':>9} {'tokens/s':>9} {'peak GiB':>9}")
+          f"{'tiny model' if args.tiny else 'Llava 1B shape'} on {ours['device_name']}; "
+          f"medians of {args.repeat} rounds")
+    print(f"{'client':>8} {'seconds':>8} {'CPU s':>8} {'first s':>8} {'steady/s':>9} {'tokens/s':>9} "
+          f"{'peak GiB':>9}")
     for name, row in (("mmgauge", ours), ("bare", theirs)):
         peak = row["peak_gpu_memory_bytes"]
-        print(f"{name:>8} {row['seconds']:>8.2f} {row['first_answer_s']:>8.2f} "
+        print(f"{name:>8} {row['seconds']:>8.2f} {row['cpu_s']:>8.2f} {row['first_answer_s']:>8.2f} "
               f"{row['steady_rps'] or 0:>9.2f} {row['tokens_per_s'] or 0:>9.1f} "
               f"{peak / 2**30 if peak else 0:>9.2f}")
-    print(f"steady throughput ratio {steady or 0:.3f} (target >= 1.0, then >= 1.5); end to end ratio "
-          f"{ours['seconds'] / theirs['seconds']:.3f} (target <= 1.1); identical answers {same} of {total}")
-    keys = ("seconds", "first_answer_s", "steady_rps", "tokens_per_s", "peak_gpu_memory_bytes", "device_name")
-    print(json.dumps({
+    print(f"median pair ratios: steady throughput {ratios['steady_throughput_ratio'] or 0:.3f} "
+          f"(target >= 1.0, then >= 1.5); end to end {ratios['end_to_end_ratio'] or 0:.3f} (target <= 1.1); "
+          f"CPU {ratios['cpu_ratio'] or 0:.3f}; identical answers {same} of {total}")
+    if broken_down is not None:
+        print("bare loop per batch (median): " + ", ".join(
+            f"{key} {value:.4f} s" for key, value in broken_down["per_batch_s"].items())
+            + f"; {broken_down['image_processor']}; answers identical alone and in a batch: "
+            f"{broken_down['identical_alone_and_batched_of_8']} of 8")
+    keys = (*FIGURES, "peak_gpu_memory_bytes", "device_name")
+    line = json.dumps({
         "tiny": args.tiny, "requests": total, "batch_size": args.batch_size, "max_tokens": args.max_tokens,
         "repeat": args.repeat, "mmgauge": {key: ours[key] for key in keys},
         "bare": {key: theirs[key] for key in (*keys, "load_s", "generate_s")},
-        "steady_throughput_ratio": steady, "end_to_end_ratio": ours["seconds"] / theirs["seconds"],
-        "identical_answers": same,
-    }))
+        "rounds": {"mmgauge": [{key: run[key] for key in FIGURES} for run in ours_runs],
+                   "bare": [{key: run[key] for key in FIGURES} for run in theirs_runs]},
+        **ratios, "identical_answers": same, "profile": broken_down,
+    })
+    print(line)
+    if args.json_out:
+        args.json_out.write_text(line + "\n")
 
 
 if __name__ == "__main__":

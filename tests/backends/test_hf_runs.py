@@ -169,31 +169,43 @@ def test_a_model_that_fails_to_load_in_the_background_stops_at_the_first_batch(
     assert backend.generation_stats() is None
 
 
-def test_the_next_batch_is_prepared_while_the_model_generates(
+def test_the_next_batch_is_read_while_the_model_generates_and_torch_runs_on_one_thread(
     model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import transformers
 
+    from mmgauge.backends import _hf_batch
+
     model_cls: Any = transformers.LlavaForConditionalGeneration
     processor_cls: Any = transformers.LlavaProcessor
-    generate_batch, process = model_cls.generate, processor_cls.__call__
-    second_prepared = threading.Event()
-    calls: list[str] = []
+    generate_batch, process, read = model_cls.generate, processor_cls.__call__, _hf_batch.conversation
+    second_read = threading.Event()
+    reads: list[int] = []
+    torch_threads: set[int] = set()
     overlapped: list[bool] = []
 
+    def conversation(*args: Any, **kwargs: Any) -> Any:
+        reads.append(threading.get_ident())
+        if len(reads) == 3:  # batch size 2: the second batch's first image
+            second_read.set()
+        return read(*args, **kwargs)
+
     def processor_call(self: Any, *args: Any, **kwargs: Any) -> Any:
-        calls.append("prepare")
-        if calls.count("prepare") == 2:
-            second_prepared.set()
+        torch_threads.add(threading.get_ident())
         return process(self, *args, **kwargs)
 
     def model_generate(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if not overlapped:  # the first batch's turn: the second batch's inputs are made meanwhile
-            overlapped.append(second_prepared.wait(timeout=5))
+        torch_threads.add(threading.get_ident())
+        if not overlapped:  # the first batch's turn: the second batch's images are decoded meanwhile
+            overlapped.append(second_read.wait(timeout=5))
         return generate_batch(self, *args, **kwargs)
 
+    monkeypatch.setattr(_hf_batch, "conversation", conversation)
     monkeypatch.setattr(processor_cls, "__call__", processor_call)
     monkeypatch.setattr(model_cls, "generate", model_generate)
     folder = evaluate(f"hf:{model_dir}", write_release(tmp_path / "mme", 2), tmp_path / "run", batch_size=2)
     assert overlapped == [True]
     assert len(folder.raw_records()) == 4
+    # The processor and the model on one thread, which is not the caller's (its event loop keeps going).
+    assert len(torch_threads) == 1
+    assert threading.get_ident() not in torch_threads
