@@ -169,7 +169,7 @@ def test_a_model_that_fails_to_load_in_the_background_stops_at_the_first_batch(
     assert backend.generation_stats() is None
 
 
-def test_the_next_batch_is_read_while_the_model_generates_and_torch_runs_on_one_thread(
+def test_images_processor_and_model_all_run_on_one_thread_that_is_not_the_callers(
     model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import transformers
@@ -179,33 +179,26 @@ def test_the_next_batch_is_read_while_the_model_generates_and_torch_runs_on_one_
     model_cls: Any = transformers.LlavaForConditionalGeneration
     processor_cls: Any = transformers.LlavaProcessor
     generate_batch, process, read = model_cls.generate, processor_cls.__call__, _hf_batch.conversation
-    second_read = threading.Event()
-    reads: list[int] = []
-    torch_threads: set[int] = set()
-    overlapped: list[bool] = []
+    threads: dict[str, set[int]] = {"read": set(), "processor": set(), "generate": set()}
 
     def conversation(*args: Any, **kwargs: Any) -> Any:
-        reads.append(threading.get_ident())
-        if len(reads) == 3:  # batch size 2: the second batch's first image
-            second_read.set()
+        threads["read"].add(threading.get_ident())
         return read(*args, **kwargs)
 
     def processor_call(self: Any, *args: Any, **kwargs: Any) -> Any:
-        torch_threads.add(threading.get_ident())
+        threads["processor"].add(threading.get_ident())
         return process(self, *args, **kwargs)
 
     def model_generate(self: Any, *args: Any, **kwargs: Any) -> Any:
-        torch_threads.add(threading.get_ident())
-        if not overlapped:  # the first batch's turn: the second batch's images are decoded meanwhile
-            overlapped.append(second_read.wait(timeout=5))
+        threads["generate"].add(threading.get_ident())
         return generate_batch(self, *args, **kwargs)
 
     monkeypatch.setattr(_hf_batch, "conversation", conversation)
     monkeypatch.setattr(processor_cls, "__call__", processor_call)
     monkeypatch.setattr(model_cls, "generate", model_generate)
-    folder = evaluate(f"hf:{model_dir}", write_release(tmp_path / "mme", 2), tmp_path / "run", batch_size=2)
-    assert overlapped == [True]
-    assert len(folder.raw_records()) == 4
-    # The processor and the model on one thread, which is not the caller's (its event loop keeps going).
-    assert len(torch_threads) == 1
-    assert threading.get_ident() not in torch_threads
+    # Three batches of two, two in flight: a default thread pool would spread them over several threads.
+    folder = evaluate(f"hf:{model_dir}", write_release(tmp_path / "mme", 3), tmp_path / "run", batch_size=2)
+    assert len(folder.raw_records()) == 6
+    assert all(len(seen) == 1 for seen in threads.values())
+    assert len(set.union(*threads.values())) == 1
+    assert threading.get_ident() not in threads["generate"]

@@ -9,9 +9,9 @@ Where the time goes, and what keeps the device busy:
 
 - loading starts in a thread at `warm_up` (the session calls it before reading the data), processor first;
 - requests are cut into batches in order of (settings, image count, prompt tokens), so a batch pads little;
-- two batches are in flight: while one generates on the model's thread, the next one's images are decoded
-  on another thread and the previous one is detokenised and recorded (`_hf_batch`). The processor and the
-  model run on the model's thread alone, as in a plain loop (`model_thread` says why).
+- each batch is read (images decoded), prepared (chat template, processor) and generated on the model's
+  thread, as in a plain loop (`model_thread` says why); two batches are in flight, so that the previous one
+  is detokenised and recorded on the event loop while the next one is on the model's thread (`_hf_batch`).
 
 Continuous batching (`generate_batch`, `ContinuousBatchingManager`) is not used: in transformers 5 it takes
 token ids only, with no pixel values, so a Llava-type model would answer without seeing its images.
@@ -40,8 +40,6 @@ DTYPES = {"auto", "float32", "fp32", "bfloat16", "bf16", "float16", "fp16", "hal
 
 #: A batch's requests of one generation setting (their positions in the batch), ready for the model.
 _Group = tuple[list[int], batching.Prepared]
-#: The same before the processor: the setting, and each request's conversation by its position.
-_Chunk = tuple[GenerationConfig, dict[int, batching.Item]]
 
 
 @dataclass
@@ -161,15 +159,13 @@ class HFBackend(Backend):
         if not batch:
             return []
         loaded = await asyncio.to_thread(self.load)
-        # Images are decoded beside the model (PIL, no torch); the processor and the model run on the model's
-        # thread (`model_thread` says why).
+        # Reading the images, the processor and the model all run on the model's thread, one batch after the
+        # other as in a plain loop (`model_thread` says why; with the images decoded on a thread beside it,
+        # generate lost a third of its speed on this 2-core machine and the run gained nothing).
+        groups, failed, outcomes, work_s = await self._model_thread.run(self._prepare_and_run, loaded,
+                                                                        list(batch))
         started = time.perf_counter()
-        chunks, unreadable = await asyncio.to_thread(self._conversations, loaded, list(batch))
-        decoded_s = time.perf_counter() - started
-        groups, failed, outcomes, work_s = await self._model_thread.run(self._prepare_and_run, loaded, chunks)
-        work_s += decoded_s
-        started = time.perf_counter()
-        answers = {**unreadable, **failed}
+        answers = dict(failed)
         for (indices, prepared), rows in zip(groups, outcomes, strict=True):
             # Preparing, generating and decoding; not the wait for the model's thread.
             latency = work_s + time.perf_counter() - started
@@ -217,11 +213,12 @@ class HFBackend(Backend):
             return None
         return getattr(processor, "tokenizer", processor)
 
-    def _conversations(
+    def _prepare_and_run(
         self, loaded: Loaded, requests: list[Request]
-    ) -> tuple[list[_Chunk], dict[int, ModelResponse]]:
-        """The batch's requests as conversations with decoded images, in chunks of one generation setting."""
-        chunks: list[_Chunk] = []
+    ) -> tuple[list[_Group], dict[int, ModelResponse], list[list[batching.Row]], float]:
+        """Make the model's inputs and generate, on the model's thread."""
+        started = time.perf_counter()
+        groups: list[_Group] = []
         failed: dict[int, ModelResponse] = {}
         for start in range(0, len(requests), self.batch_size):
             chunk = range(start, min(start + self.batch_size, len(requests)))
@@ -233,23 +230,13 @@ class HFBackend(Backend):
                         items[i] = batching.conversation(requests[i], config, loaded.multimodal)
                     except Exception as error:  # a broken image spoils its own request only
                         failed[i] = ModelResponse(error=f"cannot prepare the request: {one_line(error)}")
-                if items:
-                    chunks.append((config, items))
-        return chunks, failed
-
-    def _prepare_and_run(
-        self, loaded: Loaded, chunks: list[_Chunk]
-    ) -> tuple[list[_Group], dict[int, ModelResponse], list[list[batching.Row]], float]:
-        """Make the model's inputs and generate, on the model's thread (`generate` says why one thread)."""
-        started = time.perf_counter()
-        groups: list[_Group] = []
-        failed: dict[int, ModelResponse] = {}
-        for config, items in chunks:
-            try:
-                groups.append((list(items), batching.prepare(loaded, list(items.values()), config)))
-            except Exception as error:  # the processor refused the batch: it fails, as in generation
-                message = f"generation failed: {one_line(error)}"
-                failed.update({i: ModelResponse(error=message) for i in items})
+                if not items:
+                    continue
+                try:
+                    groups.append((list(items), batching.prepare(loaded, list(items.values()), config)))
+                except Exception as error:  # the processor refused the batch: it fails, as in generation
+                    message = f"generation failed: {one_line(error)}"
+                    failed.update({i: ModelResponse(error=message) for i in items})
         return groups, failed, self._run(loaded, groups), time.perf_counter() - started
 
     def _run(self, loaded: Loaded, groups: list[_Group]) -> list[list[batching.Row]]:
