@@ -1,9 +1,9 @@
-"""One `generate` call of the `hf` backend in three steps, so that CPU work overlaps the model's.
+"""One `generate` call of the `hf` backend in steps.
 
-`prepare` (a CPU thread, while the model runs the previous batch): decode the images, write the prompts with
-the chat template, run the processor, convert floats to the model's dtype and pin the tensors for a CUDA
-copy. `run` (the model's turn): copy without blocking, generate, and bring the new tokens back in one copy.
-`decode` (after the turn, while the next batch generates): one batched detokenisation.
+`conversation` and `prepare` (on the model's thread): decode the images, write the prompts with the chat
+template, run the processor, convert floats to the model's dtype and pin the tensors for a CUDA copy. `run`
+(the model's thread, next): copy without blocking, generate, and bring the new tokens back in one copy.
+`decode` (on the event loop, while the next batch is on the model's thread): one batched detokenisation.
 """
 
 from __future__ import annotations
