@@ -161,7 +161,7 @@ class HFBackend(Backend):
         loaded = await asyncio.to_thread(self.load)
         # Reading the images, the processor and the model all run on the model's thread, one batch after the
         # other as in a plain loop (`model_thread` says why; with the images decoded on a thread beside it,
-        # generate lost a third of its speed on this 2-core machine and the run gained nothing).
+        # generate lost a third of its speed on a 2-core machine and the run gained nothing).
         groups, failed, outcomes, work_s = await self._model_thread.run(self._prepare_and_run, loaded,
                                                                         list(batch))
         started = time.perf_counter()

@@ -2,9 +2,11 @@
 
 torch's CPU operators run in parallel on an OpenMP team, and each thread that calls them keeps a team of
 its own. A model called from whichever worker thread is free (`asyncio.to_thread`) soon has several teams,
-more of their threads than cores, and every parallel operator then waits for its team to be woken: a tiny
-Llava's `generate` ran at half its speed in a plain loop, and on an H100 a 1.1B Llava's at 522-563 tokens/s
-against 917-1,028. So a backend that runs a model in-process runs everything that touches torch here.
+more of their threads than cores, and every parallel operator then waits for its team to be woken: on a
+2-core CPU a tiny Llava's `generate` ran at half the speed it has in a plain loop. On an H100, with torch
+called from several threads, a 1.1B Llava's ran at 522-563 tokens/s against a plain loop's 917-1,028 (the
+README's performance section). So a backend that runs a model in-process runs everything that touches torch
+on this one thread.
 """
 
 from __future__ import annotations
