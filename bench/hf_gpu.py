@@ -6,9 +6,7 @@ Writes MME data in the release-folder layout (`--images` images, two yes/no ques
 lengths). Then, taking turns going first (`--repeat` rounds), each in its own process:
 
 - mmgauge: `mmgauge run --model hf:MODEL --bench mme --data DATA --batch-size B --max-tokens T --no-cache`;
-- bare: load the processor and model, read the same folder, write each prompt with the processor's chat
-  template (one image, then the question: what mmgauge sends), batches of B in data order, left padding,
-  greedy `generate`, one copy back and one batched decode per batch.
+- bare: a plain transformers loop over the same folder, batches of B in data order (`hf_bare.py`).
 
 Both append one line per answer as they go (mmgauge to its run log); this process polls those files for the
 time to the first answer and the steady throughput (answers/s between the 10% and 90% marks). Whole-process
@@ -30,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import resource
 import statistics
 import subprocess
@@ -45,6 +42,8 @@ SIDES = ("left", "right", "top", "bottom")
 SIZES = ((640, 480), (512, 384), (800, 600), (480, 640))
 SUBTASKS = ("existence", "count", "position", "color", "OCR")
 MMGAUGE = "from mmgauge.cli.main import main; main()"
+#: The bare loop and its profile, each run as its own process.
+BARE = Path(__file__).with_name("hf_bare.py")
 
 
 def questions(number: int) -> tuple[str, str]:
@@ -82,156 +81,6 @@ def build(model: Path, tiny: bool) -> None:
         build_random_vlm(model, TINY)
     else:
         build_random_vlm(model, LLAVA_1B, dtype="bfloat16", device="cuda")
-
-
-# -- the bare loop (its own process) -------------------------------------------------------------------------
-
-def load_bare(model_dir: Path) -> tuple[Any, Any, str]:
-    import torch
-    import transformers
-
-    hf: Any = transformers
-    device = "cuda" if torch.cuda.is_available() else "cpu"
-    processor = hf.AutoProcessor.from_pretrained(model_dir)
-    processor.tokenizer.padding_side = "left"
-    dtype = torch.float32 if device == "cpu" else "auto"
-    model = hf.AutoModelForImageTextToText.from_pretrained(model_dir, dtype=dtype, device_map={"": device})
-    model.eval()
-    return processor, model, device
-
-
-def read_work(data: Path) -> list[tuple[Path, str]]:
-    work = []
-    for text in sorted(data.rglob("*.txt")):
-        for line in text.read_text().splitlines():
-            work.append((text.with_suffix(".jpg"), line.split("\t")[0]))
-    return work
-
-
-def open_images(batch: list[tuple[Path, str]]) -> list[Any]:
-    from PIL import Image
-
-    images = []
-    for path, _ in batch:
-        with Image.open(path) as image:
-            images.append(image.convert("RGB"))
-    return images
-
-
-def encode(processor: Any, batch: list[tuple[Path, str]], images: list[Any]) -> Any:
-    prompts = [processor.apply_chat_template(
-        [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": question}]}],
-        add_generation_prompt=True, tokenize=False) for _, question in batch]
-    # The template writes the BOS token itself.
-    return processor(text=prompts, images=images, padding=True, return_tensors="pt", add_special_tokens=False)
-
-
-def bare(model_dir: Path, data: Path, answers: Path, batch_size: int, max_tokens: int) -> None:
-    import torch
-
-    started = time.perf_counter()
-    processor, model, device = load_bare(model_dir)
-    eos = {processor.tokenizer.eos_token_id, model.generation_config.eos_token_id}
-    load_s = time.perf_counter() - started
-    work = read_work(data)
-    generate_s, tokens = 0.0, 0
-    with answers.open("w") as out:
-        for start in range(0, len(work), batch_size):
-            batch = work[start:start + batch_size]
-            inputs = encode(processor, batch, open_images(batch)).to(device)
-            inputs["pixel_values"] = inputs["pixel_values"].to(model.dtype)
-            began = time.perf_counter()
-            with torch.inference_mode():
-                output = model.generate(**inputs, max_new_tokens=max_tokens, do_sample=False,
-                                        pad_token_id=processor.tokenizer.pad_token_id)
-            rows = output[:, inputs["input_ids"].shape[1]:].cpu().tolist()
-            generate_s += time.perf_counter() - began
-            kept = [next((row[:i] for i, t in enumerate(row) if t in eos), row) for row in rows]
-            tokens += sum(len(row) + (len(row) < len(full)) for row, full in zip(kept, rows, strict=True))
-            texts = processor.tokenizer.batch_decode(kept, skip_special_tokens=True)
-            for (_, question), text in zip(batch, texts, strict=True):
-                out.write(json.dumps({"question": question, "answer": text.strip()}) + "\n")
-            out.flush()
-    peak = int(torch.cuda.max_memory_allocated()) if device == "cuda" else None
-    # Named as the hf backend names it in the manifest.
-    name = torch.cuda.get_device_name() if device == "cuda" else platform.processor() or platform.machine()
-    answers.with_suffix(".figures").write_text(json.dumps({
-        "load_s": load_s, "generate_s": generate_s, "completion_tokens": tokens,
-        "peak_gpu_memory_bytes": peak, "device_name": name}))
-
-
-def profile(model_dir: Path, data: Path, figures: Path, batch_size: int, max_tokens: int) -> None:
-    """Time each step of the bare loop on a warm-up batch and three more; the medians go to `figures`."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    import torch
-
-    processor, model, device = load_bare(model_dir)
-
-    def synced() -> float:
-        if device == "cuda":
-            torch.cuda.synchronize()
-        return time.perf_counter()
-
-    work = read_work(data)
-    samples: dict[str, list[float]] = {}
-    for number in range(4):
-        batch = work[number * batch_size:(number + 1) * batch_size]
-        t0 = synced()
-        images = open_images(batch)
-        t1 = synced()
-        inputs = encode(processor, batch, images)
-        t2 = synced()
-        # The same processor work in four slices on four threads: what a parallel preparation could save.
-        parts = [(batch[k::4], images[k::4]) for k in range(4)]
-        with ThreadPoolExecutor(4) as pool:
-            list(pool.map(lambda part: encode(processor, *part), parts))
-        t3 = synced()
-        inputs = inputs.to(device)
-        inputs["pixel_values"] = inputs["pixel_values"].to(model.dtype)
-        t4 = synced()
-        with torch.inference_mode():
-            model.generate(**inputs, max_new_tokens=1, do_sample=False,
-                           pad_token_id=processor.tokenizer.pad_token_id)
-            t5 = synced()
-            model.generate(**inputs, max_new_tokens=max_tokens, do_sample=False,
-                           pad_token_id=processor.tokenizer.pad_token_id)
-            t6 = synced()
-            # The same generate while another thread runs the processor (as a prepared-ahead batch would).
-            with ThreadPoolExecutor(1) as pool:
-                beside = pool.submit(encode, processor, batch, images)
-                model.generate(**inputs, max_new_tokens=max_tokens, do_sample=False,
-                               pad_token_id=processor.tokenizer.pad_token_id)
-                t7 = synced()
-                beside.result()
-        if number == 0:  # warm-up
-            continue
-        for key, value in (("open_images", t1 - t0), ("processor", t2 - t1), ("processor_4_threads", t3 - t2),
-                           ("to_device", t4 - t3), ("prefill", t5 - t4), ("generate", t6 - t5),
-                           ("per_decode_step", (t6 - t5 - (t5 - t4)) / max(max_tokens - 1, 1)),
-                           ("generate_beside_processor", t7 - t6)):
-            samples.setdefault(key, []).append(value)
-    # Greedy answers of a random-weight model sit on near ties, so rounding that depends on the batch's shape
-    # (its padding, its other rows) can flip them: how often, for eight requests alone against in a batch.
-    batch = work[batch_size:2 * batch_size]
-    with torch.inference_mode():
-        inputs = encode(processor, batch, open_images(batch)).to(device)
-        inputs["pixel_values"] = inputs["pixel_values"].to(model.dtype)
-        width = inputs["input_ids"].shape[1]
-        together = model.generate(**inputs, max_new_tokens=max_tokens, do_sample=False,
-                                  pad_token_id=processor.tokenizer.pad_token_id)[:, width:].tolist()
-        alone_same = 0
-        for row, item in enumerate(batch[:8]):
-            single = encode(processor, [item], open_images([item])).to(device)
-            single["pixel_values"] = single["pixel_values"].to(model.dtype)
-            output = model.generate(**single, max_new_tokens=max_tokens, do_sample=False,
-                                    pad_token_id=processor.tokenizer.pad_token_id)
-            alone_same += output[0, single["input_ids"].shape[1]:].tolist() == together[row]
-    figures.write_text(json.dumps({
-        "identical_alone_and_batched_of_8": alone_same,
-        "per_batch_s": {key: statistics.median(values) for key, values in samples.items()},
-        "image_processor": type(processor.image_processor).__name__, "torch_threads": torch.get_num_threads(),
-        "attention": getattr(model.config, "_attn_implementation", None)}))
 
 
 # -- driving and measuring -----------------------------------------------------------------------------------
@@ -288,8 +137,7 @@ def run_mmgauge(model: Path, data: Path, out: Path, args: argparse.Namespace, to
 
 
 def run_bare(model: Path, data: Path, answers: Path, args: argparse.Namespace, total: int) -> dict[str, Any]:
-    command = [sys.executable, __file__, "--role", "bare", "--model", str(model), "--data", str(data),
-               "--answers", str(answers), "--batch-size", str(args.batch_size), "--max-tokens",
+    command = [sys.executable, str(BARE), "bare", str(model), str(data), str(answers), str(args.batch_size),
                str(args.max_tokens)]
     seconds, cpu, timeline = timed(command, answers, answers.with_suffix(".log"))
     figures = json.loads(answers.with_suffix(".figures").read_text())
@@ -337,17 +185,7 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="then time the bare loop's steps")
     parser.add_argument("--json-out", type=Path, help="also write the final JSON object here")
     parser.add_argument("--work", type=Path, help="keep the model, data and runs here (default: a temp dir)")
-    parser.add_argument("--role", choices=("bare", "profile"), help=argparse.SUPPRESS)
-    parser.add_argument("--model", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--data", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--answers", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.role == "bare":
-        bare(args.model, args.data, args.answers, args.batch_size, args.max_tokens)
-        return
-    if args.role == "profile":
-        profile(args.model, args.data, args.answers, args.batch_size, args.max_tokens)
-        return
     with tempfile.TemporaryDirectory() as tmp:
         work = args.work or Path(tmp)
         model, data = work / ("model-tiny" if args.tiny else "model-llava-1b"), work / f"mme-{args.images}"
@@ -372,9 +210,8 @@ def main() -> None:
         broken_down = None
         if args.profile:
             figures = work / f"profile-{stamp}.json"
-            subprocess.run([sys.executable, __file__, "--role", "profile", "--model", str(model), "--data",
-                            str(data), "--answers", str(figures), "--batch-size", str(args.batch_size),
-                            "--max-tokens", str(args.max_tokens)], check=True)
+            subprocess.run([sys.executable, str(BARE), "profile", str(model), str(data), str(figures),
+                            str(args.batch_size), str(args.max_tokens)], check=True)
             broken_down = json.loads(figures.read_text())
         report(args, runs["mmgauge"], runs["bare"], total, broken_down)
 
