@@ -14,6 +14,7 @@ import functools
 import importlib.util
 import json
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -396,3 +397,33 @@ def test_real_engine_on_a_tiny_model(tmp_path: Path) -> None:
     first, again = asyncio.run(twice())
     assert all(r.ok for r in first) and [r.text for r in first] == [r.text for r in again]
     assert first[0].usage.prompt_tokens and backend.describe()["engine_options"]["max_model_len"] == 512
+
+
+def test_the_engine_starts_and_runs_on_one_thread_that_is_not_the_callers(
+    engine: str, model_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    threads: dict[str, set[int]] = {"load": set(), "chat": set()}
+    load, chat = VLLMBackend.load, VLLMBackend._chat
+
+    def loading(self: VLLMBackend) -> None:
+        threads["load"].add(threading.get_ident())
+        load(self)
+
+    def chatting(self: VLLMBackend, *args: Any) -> list[ModelResponse]:
+        threads["chat"].add(threading.get_ident())
+        return chat(self, *args)
+
+    monkeypatch.setattr(VLLMBackend, "load", loading)
+    monkeypatch.setattr(VLLMBackend, "_chat", chatting)
+    backend = VLLMBackend.from_spec(ModelSpec(backend="vllm", path=str(model_dir)), BackendSettings())
+
+    async def go() -> list[list[ModelResponse]]:
+        try:  # more batches in flight at once than any default pool would keep on one thread
+            return list(await asyncio.gather(*(backend.generate([request(f"q{n}")]) for n in range(8))))
+        finally:
+            await backend.aclose()
+
+    answers = asyncio.run(go())
+    assert [batch[0].text for batch in answers] == [f"echo q{n}" for n in range(8)]
+    assert len(threads["chat"]) == 1 and threads["load"] == threads["chat"]
+    assert threading.get_ident() not in threads["chat"]

@@ -37,6 +37,7 @@ from mmgauge.backends._vllm_options import (
 )
 from mmgauge.backends.base import Backend, BackendSettings, Request
 from mmgauge.backends.checkpoints import hash_model_files, one_line, resolve_model_dir
+from mmgauge.backends.model_thread import ModelThread
 from mmgauge.backends.openai import to_openai_messages
 from mmgauge.core.errors import EndpointError, UserError
 from mmgauge.core.types import GenerationConfig, ImagePart, ModelResponse, ModelSpec, Usage
@@ -122,6 +123,11 @@ def _vllm_installed() -> bool:
     return importlib.util.find_spec("vllm") is not None
 
 
+#: Requests of one decoding setting ready for the engine: its sampling parameters, their positions in the
+#: batch, and their conversations.
+_Ready = tuple[Any, list[int], list[list[dict[str, Any]]]]
+
+
 class VLLMBackend(Backend):
     """`vllm:PATH_OR_REPO_ID` with engine options (see the module docstring)."""
 
@@ -152,7 +158,9 @@ class VLLMBackend(Backend):
         self._llm: Any = None
         self._refused: tuple[type[BaseException], ...] = (ValueError, TypeError, KeyError)
         self._load_lock = threading.Lock()
-        self._engine_lock = threading.Lock()
+        #: Starts the engine and runs every call into it, one after the other: the engine and its processor
+        #: run torch on the calling thread (`model_thread` says why that is one thread).
+        self._engine_thread = ModelThread("mmgauge-vllm-engine")
 
     @classmethod
     def from_spec(cls, spec: ModelSpec, settings: BackendSettings) -> VLLMBackend:
@@ -223,19 +231,26 @@ class VLLMBackend(Backend):
                     raise EndpointError(f"vLLM could not load {self.directory}: {one_line(error)}") from None
 
     async def load_model(self) -> None:
-        await asyncio.to_thread(self.load)
+        await self._engine_thread.run(self.load)
 
     async def generate(self, batch: Sequence[Request]) -> list[ModelResponse]:
         if not batch:
             return []
-        await asyncio.to_thread(self.load)
-        return await asyncio.to_thread(self._generate_all, list(batch))
+        await self._engine_thread.run(self.load)
+        # Conversations are built beside the engine (no torch there), so the other batch in flight overlaps
+        # the engine's work.
+        ready, answers = await asyncio.to_thread(self._conversations, list(batch))
+        answers.update(await self._engine_thread.run(self._run_engine, ready))
+        return [answers[i] for i in range(len(batch))]
 
-    def _generate_all(self, requests: list[Request]) -> list[ModelResponse]:
+    def _conversations(
+        self, requests: list[Request]
+    ) -> tuple[list[_Ready], dict[int, ModelResponse]]:
+        """(sampling params, request positions, conversations) per decoding setting, and the refused ones."""
         sampling_params = _import_vllm().SamplingParams
         answers: dict[int, ModelResponse] = {}
         refused: tuple[type[BaseException], ...] = (UserError, *self._refused)
-        ready: list[tuple[Any, list[int], list[list[dict[str, Any]]]]] = []
+        ready: list[_Ready] = []
         for config, indices in config_groups(requests):
             try:
                 # The run refused such settings up front; a caller that skipped that check loses these alone.
@@ -254,11 +269,13 @@ class VLLMBackend(Backend):
                     answers[index] = ModelResponse(error=str(error))
             if usable:
                 ready.append((params, usable, conversations))
-        # Conversations are built outside the lock, so the other batch in flight overlaps the engine's work.
-        with self._engine_lock:
-            for params, indices, conversations in ready:
-                answers.update(zip(indices, self._chat(conversations, params), strict=True))
-        return [answers[i] for i in range(len(requests))]
+        return ready, answers
+
+    def _run_engine(self, ready: list[_Ready]) -> dict[int, ModelResponse]:
+        answers: dict[int, ModelResponse] = {}
+        for params, indices, conversations in ready:
+            answers.update(zip(indices, self._chat(conversations, params), strict=True))
+        return answers
 
     def _chat(self, conversations: list[list[dict[str, Any]]], params: Any) -> list[ModelResponse]:
         started = time.perf_counter()
@@ -279,6 +296,7 @@ class VLLMBackend(Backend):
         with self._load_lock:
             # Dropping the engine frees its GPU memory when nothing else holds it.
             self._llm = None
+        self._engine_thread.close()
 
 
 def _read_template(path: str) -> str:
