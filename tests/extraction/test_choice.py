@@ -8,6 +8,7 @@ import pytest
 
 from mmgauge.extraction.choice import (
     FAILURE_MARKER,
+    ChoiceMatcher,
     judge_choice,
     match_choice,
     match_choices,
@@ -126,3 +127,28 @@ def test_random_choice_is_seeded_per_sample() -> None:
     assert first.method == "random" and first.answer in "ABCD"
     picks = {random_choice(str(i), "ABCD", seed=0).answer for i in range(40)}
     assert picks == set("ABCD")
+
+
+def test_a_matcher_reading_answers_as_they_arrive_reads_them_as_the_rules_do() -> None:
+    two = {"A": "teddy bear", "B": "kite"}
+    other = {"A": "rubber duck", "B": "toy car", "C": "teddy bear", "D": "kite"}
+    texts = ["A", "It is a kite.", "C", "Z", "The answer is D.", f"{FAILURE_MARKER} timeout", "teddy bear",
+             "B C", "the answer is c", "A"]
+    # Each text again with other options, some offering fewer letters: what the letters or the option texts
+    # decide must change with them, what the text alone decides must not.
+    stream = [(text, options) for options in (OPTIONS, two, other, OPTIONS) for text in texts]
+    matcher = ChoiceMatcher()
+    read = [extraction for start in range(0, len(stream), 3) for extraction in matcher.match(
+        [text for text, _ in stream[start:start + 3]], [options for _, options in stream[start:start + 3]])]
+    assert read == match_choices([text for text, _ in stream], [options for _, options in stream])
+    assert [e.answer for e in read[:len(texts)]] == ["A", "D", "C", "Z", "D", None, "A", None, None, "A"]
+    assert read[len(texts) + 1].answer == "B" and read[len(texts) + 2].answer is None  # "kite", no C
+    assert read[2 * len(texts) + 6].answer == "C"  # "teddy bear" is C there
+
+
+def test_a_matcher_stops_remembering_at_its_limit_and_still_reads_right() -> None:
+    matcher = ChoiceMatcher(limit=2)
+    texts = ["A", "B", "C", "D", "A", "D"]
+    assert [e.answer for e in matcher.match(texts, [OPTIONS] * len(texts))] == texts
+    assert [e.answer for e in matcher.match(["D"], [OPTIONS])] == ["D"]
+    assert len(matcher._decided) == 2

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FAILURE_MARKER", "JUDGE_TRIES", "METHODS", "NO_OPTION", "RULE_LETTER", "RULE_REGEX", "RULE_TEXT",
-    "judge_choice", "judge_prompt", "match_choice", "match_choices", "random_choice",
+    "ChoiceMatcher", "judge_choice", "judge_prompt", "match_choice", "match_choices", "random_choice",
 ]
 
 JUDGE_TRIES: Final = 3
@@ -72,6 +72,38 @@ def match_choices(texts: Sequence[str], options: Sequence[Mapping[str, str]]) ->
         letter = None if code < 0 else NO_OPTION if code == NO_OPTION_CODE else letters[code]
         found.append(Extraction(answer=letter, method=METHODS[number], detail=_DETAIL.get(METHODS[number])))
     return found
+
+
+#: What rules 1-3 decide: the answer's text and the offered letters alone, never the option texts.
+_TEXT_AND_LETTERS: Final = frozenset({FAILURE, RULE_LETTER, RULE_REGEX})
+
+
+class ChoiceMatcher:
+    """`match_choices` over a stream of answers that keeps what rules 1-3 decided for a text and letters.
+
+    A run reads its answers a few at a time as they arrive, where the column-wise rules' fixed cost (about
+    0.1 ms a call) is most of the work, and the same short answers ("A", "The answer is B.") come back again
+    and again. Rules 1-3 look only at the text and at which letters are offered, so what they decided is
+    given again for the same pair; answers left to rule 4 (the option texts) are read every time.
+    """
+
+    def __init__(self, limit: int = 65_536) -> None:
+        #: At most this many pairs are kept (a run of very varied answers stops adding, nothing is evicted).
+        self.limit = limit
+        self._decided: dict[tuple[str, tuple[str, ...]], Extraction] = {}
+
+    def match(self, texts: Sequence[str], options: Sequence[Mapping[str, str]]) -> list[Extraction]:
+        keys = [(text, tuple(sorted(offered))) for text, offered in zip(texts, options, strict=True)]
+        # Extractions are shared by the records given them: nothing modifies one in place (model_copy).
+        found = {i: known for i, key in enumerate(keys) if (known := self._decided.get(key)) is not None}
+        missing = [i for i in range(len(keys)) if i not in found]
+        if missing:
+            fresh = match_choices([texts[i] for i in missing], [options[i] for i in missing])
+            for i, extraction in zip(missing, fresh, strict=True):
+                found[i] = extraction
+                if extraction.method in _TEXT_AND_LETTERS and len(self._decided) < self.limit:
+                    self._decided[keys[i]] = extraction
+        return [found[i] for i in range(len(keys))]
 
 
 def judge_prompt(question: str, options: Mapping[str, str], answer: str, attempt: int = 0) -> str:

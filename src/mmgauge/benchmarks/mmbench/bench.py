@@ -32,7 +32,7 @@ from mmgauge.benchmarks.presets import VLMEVALKIT, PresetTable, PromptFields
 from mmgauge.core.baselines import PERCENT, Numbers
 from mmgauge.core.types import AnswerChoice, Extraction, Message, Sample, SampleRecord
 from mmgauge.datasources.tables import fingerprint_files, is_table_source, table_files
-from mmgauge.extraction.choice import match_choice, match_choices
+from mmgauge.extraction.choice import ChoiceMatcher, match_choice
 from mmgauge.extraction.judge import Judge
 from mmgauge.extraction.methods import FAILURE, JUDGE, RANDOM, UNRESOLVED
 from mmgauge.extraction.reasoning import text_read
@@ -102,6 +102,8 @@ class MMBenchBenchmark(Benchmark[MMBenchOptions, MMBenchResult]):
         self.prompt = PROMPTS.resolve(self.options.prompt)
         #: Read options as VLMEvalKit's pandas reads them, only where its prompt is asked for.
         self.drop_missing = self.prompt.name == VLMEVALKIT and not self.options.literal_options
+        #: Reads a run's answers as they arrive (a few at a time, the same short answers again and again).
+        self.matcher = ChoiceMatcher()
 
     def load(self, data: Path) -> Dataset:
         table = load_circular(data, drop_missing=self.drop_missing)
@@ -151,7 +153,7 @@ class MMBenchBenchmark(Benchmark[MMBenchOptions, MMBenchResult]):
 
     def extract_many(self, samples: Sequence[Sample], texts: Sequence[str], rounds: Sequence[int]
                      ) -> list[Extraction]:
-        return match_choices(texts, [sample.options for sample in samples])
+        return self.matcher.match(texts, [sample.options for sample in samples])
 
     async def resolve(
         self, records: Sequence[SampleRecord], samples: dict[str, Sample], judge: Judge | None
