@@ -6,7 +6,7 @@
 #
 # `run` writes its log and JSON to $OUT (or ./hf-gpu-out); it takes about 6 minutes on an H100 (the model
 # built, 2 rounds of 1,160 requests each way, the batch-1 check and the profile). The wheels are for
-# CPython 3.12 on x86-64 Linux, the lent machines' Python; `.whl/` must be ignored by git (.git/info/exclude).
+# CPython 3.12 on x86-64 Linux, the lent machines' Python (`.whl/` is in .gitignore).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 case "${1:-}" in
