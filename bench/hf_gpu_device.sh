@@ -4,8 +4,8 @@
 #   bash bench/hf_gpu_device.sh wheels   # here: mmgauge and the wheels it needs there, into .whl/
 #   bash bench/hf_gpu_device.sh run      # there: install them beside its torch, run bench/hf_gpu.py
 #
-# `run` writes its log and JSON to $OUT (or ./hf-gpu-out); it takes about 6 minutes on an H100 (the model
-# built, 2 rounds of 1,160 requests each way, the batch-1 check and the profile). The wheels are for
+# `run` writes its log and JSON to $OUT (or ./hf-gpu-out); it takes about 7-8 minutes on an H100 (the model
+# built, 2 rounds of 1,160 requests each way: 6 minutes; the batch-1 check and the profile). The wheels are for
 # CPython 3.12 on x86-64 Linux, the lent machines' Python (`.whl/` is in .gitignore).
 set -euo pipefail
 cd "$(dirname "$0")/.."
