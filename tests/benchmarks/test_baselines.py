@@ -146,3 +146,29 @@ def test_a_benchmark_without_baselines_has_none() -> None:
             return []
 
     assert score_baselines(Plain(), [record("1", "yes")]) == {}
+
+
+def test_mmbench_scores_answer_sets_from_its_columns_as_score_scores_answered_copies(tmp_path: Path) -> None:
+    """MMBench reads the columns that do not depend on the answers once for every answer set; its numbers
+    are those of `score` over copies of the records answered so (the default every benchmark has)."""
+    from mmgauge.benchmarks.base import Benchmark
+
+    out = tmp_path / "run"
+    mmgauge.evaluate(model="mock:B", benchmarks="mmbench", out=out, cache=False)
+    records = list(mmgauge.load_run(out).record_list("mmbench"))
+    # A failed request and a record of another round: the answer sets answer both, as copies do.
+    failed = {"response": ModelResponse(error="timeout"), "extraction": None}
+    records[3] = records[3].model_copy(update=failed)
+    records.append(records[0].model_copy(update={"round": 1}))
+    bench = get_benchmark("mmbench")
+    sets: list[list[str]] = []
+    for baseline in bench.baselines(records):
+        found = answer_sets(bench, records, baseline)
+        assert found is not None
+        sets += [answers for _, answers in found]
+    assert len(sets) > 3
+    sets.append(["" if i % 5 == 0 else "C" for i in range(len(records))])  # unread answers
+    columns = bench.baseline_numbers(records, sets)
+    copies = Benchmark.baseline_numbers(bench, records, sets)
+    assert columns == copies
+    assert len({str(numbers.headline) for numbers in columns}) > 2  # the sets do differ

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, TypeVar, cast
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from mmgauge.benchmarks.baseline_answers import Baseline
+from mmgauge.benchmarks.baseline_scores import AnsweredRecords
 from mmgauge.benchmarks.presets import PresetTable
 from mmgauge.core.baselines import Numbers
 from mmgauge.core.errors import UserError
@@ -236,6 +237,16 @@ class Benchmark(ABC, Generic[OptionsT, ResultT]):
         """The records whose answers a number combines share a unit (MME: an image's two questions); chance
         draws answers per record, and is computed exactly per unit (`benchmarks/baseline_scores.py`)."""
         return record.key
+
+    def baseline_numbers(
+        self, records: Sequence[SampleRecord], answer_sets: Sequence[Sequence[str]]
+    ) -> list[Numbers]:
+        """The `headline_numbers` of `records` answered as each of `answer_sets` says (an extracted answer per
+        record, as `extract` returns it). By default each set is scored as a model's answers are, through
+        `score` over copies of the records; a benchmark whose `score` reads columns may read the columns that
+        do not depend on the answers once and score every set from them (a run scores about 18 sets)."""
+        answered = AnsweredRecords(records)
+        return [self.headline_numbers(self.score(answered.answered(answers))) for answers in answer_sets]
 
     def headline_numbers(self, result: ResultT) -> Numbers:
         """The result's headline numbers keyed by their `summary` labels, and the breakdowns its report

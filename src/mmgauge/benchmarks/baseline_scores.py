@@ -24,6 +24,8 @@ from collections.abc import Hashable, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Final
 
+import numpy as np
+
 from mmgauge.benchmarks.baseline_answers import Baseline, Distribution
 from mmgauge.core.baselines import BaselineScores, Numbers
 from mmgauge.core.types import Extraction, ModelResponse, SampleRecord
@@ -43,17 +45,19 @@ def score_baselines(bench: AnyBenchmark, records: Sequence[SampleRecord]) -> dic
     """name -> numbers of every baseline `bench` declares over `records` (none without records)."""
     if not records:
         return {}
-    found: dict[str, BaselineScores] = {}
+    laid: list[tuple[Baseline, list[tuple[Fraction, list[str]]]]] = []
     for baseline in bench.baselines(records):
         sets = answer_sets(bench, records, baseline)
         if sets is None:
             _log.info("%s: baseline %s not computed (a unit has too many outcomes)", bench.name,
                       baseline.name)
-            continue
-        maker = _Records(records)
-        scored = [(weight, bench.headline_numbers(bench.score(maker.answered(answers))))
-                  for weight, answers in sets]
-        numbers = average(scored)
+        else:
+            laid.append((baseline, sets))
+    # Every baseline's answer sets in one call, so that a benchmark reads its columns once for all of them.
+    scored = iter(bench.baseline_numbers(records, [answers for _, sets in laid for _, answers in sets]))
+    found: dict[str, BaselineScores] = {}
+    for baseline, sets in laid:
+        numbers = average([(weight, next(scored)) for weight, _ in sets])
         if baseline.expected:
             numbers = _without_nonlinear(numbers)
         found[baseline.name] = BaselineScores(description=baseline.description, expected=baseline.expected,
@@ -72,7 +76,9 @@ def answer_sets(
     # out once, and each cut finds its outcome in it once (exact fractions are slow to multiply and compare).
     layouts: dict[tuple[tuple[tuple[str, Fraction], ...], ...], int] = {}
     laid: list[tuple[list[tuple[str, ...]], list[Fraction]]] = []
-    units_laid: list[tuple[list[int], int]] = []
+    # Each record reads its answer at one position of one layout's outcomes: one column per such place.
+    columns: dict[tuple[int, int], int] = {}
+    column_of = [0] * len(records)
     ends: set[Fraction] = set()
     for members in units.values():
         key = tuple(tuple(baseline.answers(records[i])) for i in members)
@@ -85,17 +91,18 @@ def answer_sets(
             layout = layouts[key] = len(laid)
             laid.append(([answer for answer, _ in outcomes], cumulative))
             ends.update(cumulative[:-1])
-        units_laid.append((members, layout))
+        for position, i in enumerate(members):
+            column_of[i] = columns.setdefault((layout, position), len(columns))
+    records_columns = np.array(column_of, dtype=np.int64)
     cuts = [Fraction(0), *sorted(ends), Fraction(1)]
     sets: list[tuple[Fraction, list[str]]] = []
     for low, high in itertools.pairwise(cuts):
         middle = (low + high) / 2
         outcome_of = [answers[bisect.bisect_right(cumulative, middle)] for answers, cumulative in laid]
-        chosen = [""] * len(records)
-        for members, layout in units_laid:
-            for i, answer in zip(members, outcome_of[layout], strict=True):
-                chosen[i] = answer
-        sets.append((high - low, chosen))
+        answer_of = np.empty(len(columns), dtype=object)
+        for (layout, position), column in columns.items():
+            answer_of[column] = outcome_of[layout][position]
+        sets.append((high - low, answer_of[records_columns].tolist()))
     return sets
 
 
@@ -115,8 +122,9 @@ def _joint(distributions: list[Distribution]) -> list[tuple[tuple[str, ...], Fra
     return joint
 
 
-class _Records:
-    """Copies of the records answered by a baseline, made once per record and answer."""
+class AnsweredRecords:
+    """Copies of the records answered by a baseline, made once per record and answer (the response is the
+    answer itself, extracted by the method `METHOD`)."""
 
     def __init__(self, records: Sequence[SampleRecord]) -> None:
         self.records = records
@@ -124,7 +132,7 @@ class _Records:
         #: The response and extraction of each answer, shared by the records given it (never modified).
         self.parts: dict[str, tuple[ModelResponse, Extraction]] = {}
 
-    def answered(self, answers: list[str]) -> list[SampleRecord]:
+    def answered(self, answers: Sequence[str]) -> list[SampleRecord]:
         return [self._one(i, answer) for i, answer in enumerate(answers)]
 
     def _one(self, i: int, answer: str) -> SampleRecord:

@@ -16,15 +16,18 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
+import numpy.typing as npt
 
 from mmgauge.benchmarks.base import Benchmark, BenchmarkOptions, Dataset, option_choices
 from mmgauge.benchmarks.baseline_answers import Baseline, choice_baselines
+from mmgauge.benchmarks.baseline_scores import METHOD as BASELINE_METHOD
 from mmgauge.benchmarks.mmbench.circular import circular_table
 from mmgauge.benchmarks.mmbench.prompts import TABLE as PROMPTS
 from mmgauge.benchmarks.mmbench.prompts import detect_language, language
 from mmgauge.benchmarks.mmbench.resolve import Copy, resolve_copies, was_not_judged
 from mmgauge.benchmarks.mmbench.sample import write_sample
 from mmgauge.benchmarks.mmbench.scoring import MMBenchResult, score_columns
+from mmgauge.benchmarks.mmbench.scoring_columns import Coded
 from mmgauge.benchmarks.mmbench.submission import Submission, write_submission
 from mmgauge.benchmarks.mmbench.tsv import Table, image_refs, load_table
 from mmgauge.benchmarks.mmbench.vlmevalkit import group_sizes
@@ -185,35 +188,29 @@ class MMBenchBenchmark(Benchmark[MMBenchOptions, MMBenchResult]):
 
     def score(self, records: Sequence[SampleRecord]) -> MMBenchResult:
         """CircularEval over round 0; a group with a failed request is left unscored until it is retried."""
-        latest = {record.sample_id: record for record in records if record.round == 0}
-        chosen = list(latest.values())
-        meta = [record.metadata for record in chosen]
+        rows = _Rows(records)
+        chosen = [records[i] for i in rows.chosen]
         extractions = [record.extraction for record in chosen]
-        methods = [FAILURE if ext is None else ext.method for ext in extractions]
-        extracted = [None if ext is None else ext.answer for ext in extractions]
-        answers = [str(m.get("answer", "")) for m in meta]
         not_judged = np.array([ext is not None and was_not_judged(ext) for ext in extractions], dtype=bool)
         judged = bool(not_judged.any()) or any(
             ext is not None and (ext.method == JUDGE or ext.judge_reply is not None) for ext in extractions)
-        copy = np.array([int(m["copy"]) for m in meta], dtype=np.int64)
-        n_copies = np.array([int(m["n_copies"]) for m in meta], dtype=np.int64)
-        result = score_columns(
-            group=np.array([int(m["g_index"]) for m in meta], dtype=np.int64),
-            copy=copy, n_copies=n_copies,
-            correct=np.array([a != "" and e == a for e, a in zip(extracted, answers, strict=True)]),
-            method=methods,
-            has_answer=np.array([a != "" for a in answers], dtype=bool),
-            category=np.array([str(m.get("category", "")) for m in meta], dtype=object),
-            l2=np.array([str(m.get("l2-category", "")) for m in meta], dtype=object),
-            split=np.array([str(m.get("split", "")) for m in meta], dtype=object),
-            judged=judged, seed=self.options.seed,
-            request_failed=np.array([not record.response.ok for record in chosen], dtype=bool),
-            not_judged=not_judged,
-        )
-        # Records written before n_options was kept have 0 there: no note, as nothing can be said.
-        offered = np.array([int(m.get("n_options", 0)) for m in meta], dtype=np.int64)
-        result.short_groups = int(np.count_nonzero((copy == 0) & (n_copies < offered)))
-        return result
+        return rows.score(
+            extracted=[None if ext is None else ext.answer for ext in extractions],
+            methods=[FAILURE if ext is None else ext.method for ext in extractions],
+            judged=judged, seed=self.options.seed, not_judged=not_judged,
+            request_failed=np.array([not record.response.ok for record in chosen], dtype=bool))
+
+    def baseline_numbers(
+        self, records: Sequence[SampleRecord], answer_sets: Sequence[Sequence[str]]
+    ) -> list[Numbers]:
+        # What `score` gives the records answered so (answers that never fail, read by no judge), from the
+        # columns that do not depend on the answers, read once for every set.
+        rows = _Rows(records)
+        methods = Coded(np.zeros(len(rows.chosen), dtype=np.int64), [BASELINE_METHOD])
+        unfailed = np.zeros(len(rows.chosen), dtype=bool)
+        return [self.headline_numbers(rows.score(
+            extracted=[answers[i] for i in rows.chosen], methods=methods, judged=False,
+            seed=self.options.seed, not_judged=unfailed, request_failed=unfailed)) for answers in answer_sets]
 
     def summary(self, result: MMBenchResult) -> list[tuple[str, str]]:
         rows: list[tuple[str, str]] = []
@@ -282,3 +279,39 @@ def _fingerprint(data: Path) -> str:
 
 #: What the registry finds when the installed metadata predates this benchmark (benchmarks/registry.py).
 BENCHMARK = MMBenchBenchmark
+
+
+class _Rows:
+    """The round-0 records `score` reads (the latest record of each sample, in the order of their first
+    appearance) and their columns that do not depend on the answers."""
+
+    def __init__(self, records: Sequence[SampleRecord]) -> None:
+        latest: dict[str, int] = {}
+        for i, record in enumerate(records):
+            if record.round == 0:
+                latest[record.sample_id] = i
+        self.chosen = list(latest.values())
+        meta = [records[i].metadata for i in self.chosen]
+        self.answers = [str(m.get("answer", "")) for m in meta]
+        self.group = np.array([int(m["g_index"]) for m in meta], dtype=np.int64)
+        self.copy = np.array([int(m["copy"]) for m in meta], dtype=np.int64)
+        self.n_copies = np.array([int(m["n_copies"]) for m in meta], dtype=np.int64)
+        self.has_answer = np.array([a != "" for a in self.answers], dtype=bool)
+        # Labels as codes, so that every answer set scored reuses them.
+        self.category = Coded.of([str(m.get("category", "")) for m in meta])
+        self.l2 = Coded.of([str(m.get("l2-category", "")) for m in meta])
+        self.split = Coded.of([str(m.get("split", "")) for m in meta])
+        # Records written before n_options was kept have 0 there: no note, as nothing can be said.
+        self.offered = np.array([int(m.get("n_options", 0)) for m in meta], dtype=np.int64)
+
+    def score(self, *, extracted: Sequence[str | None], methods: Sequence[str] | Coded, judged: bool,
+              seed: int, not_judged: npt.NDArray[np.bool_],
+              request_failed: npt.NDArray[np.bool_]) -> MMBenchResult:
+        result = score_columns(
+            group=self.group, copy=self.copy, n_copies=self.n_copies,
+            correct=np.array([a != "" and e == a for e, a in zip(extracted, self.answers, strict=True)]),
+            method=methods, has_answer=self.has_answer, category=self.category, l2=self.l2, split=self.split,
+            judged=judged, seed=seed, request_failed=request_failed, not_judged=not_judged,
+        )
+        result.short_groups = int(np.count_nonzero((self.copy == 0) & (self.n_copies < self.offered)))
+        return result

@@ -56,6 +56,10 @@ class Coded:
     def select(self, rows: BoolArray) -> Coded:
         return Coded(self.codes[rows], self.names)
 
+    def at(self, rows: IntArray) -> tuple[IntArray, list[str]]:
+        """As a `LabelColumn`: the codes of `rows`, into every name."""
+        return self.codes[rows], list(self.names)
+
 
 class LabelColumn(Protocol):
     """A label column read only where needed: for some rows, codes into the texts they hold."""
