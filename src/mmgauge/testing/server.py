@@ -104,6 +104,9 @@ class FakeOpenAIServer:
         self.models_requests = 0
         self.prompts: Counter[str] = Counter()
         self.completed = 0
+        #: Requests being answered now, and the most there were at once.
+        self.in_flight = 0
+        self.most_in_flight = 0
         self.images_seen = 0
         self.last_path = ""
         self.last_headers: dict[str, str] = {}
@@ -236,7 +239,14 @@ class FakeOpenAIServer:
         if refused is not None:
             self._send(handler, *refused)
             return
-        time.sleep(self.latency_s + action.delay_s)
+        with self._lock:
+            self.in_flight += 1
+            self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        try:
+            time.sleep(self.latency_s + action.delay_s)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
         if not self._fault(handler, action, anthropic):
             reply = (self._anthropic_reply(body, text, action) if anthropic
                      else self._openai_reply(body, text, action))
