@@ -137,7 +137,3 @@ def binomial_pmf(k: int, n: int, p: float) -> float:
 
 def normal_quantile(q: float) -> float:
     return NormalDist().inv_cdf(q)
-
-
-def normal_cdf(z: float) -> float:
-    return 0.5 * math.erfc(-z / math.sqrt(2.0))

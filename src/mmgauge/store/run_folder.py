@@ -287,10 +287,6 @@ class RunFolder:
     def sample_data_dir(self, benchmark: str) -> Path:
         return self.path / _SAMPLE_DATA / benchmark
 
-    def output_path(self, name: str) -> Path:
-        """Where a benchmark's own extra output (e.g. a submission workbook) goes."""
-        return self.path / name
-
 
 def _read_model(path: Path, model: type[BaseModel], what: str) -> Any:
     from pydantic import ValidationError

@@ -79,15 +79,6 @@ class Table:
                          line=int(self.line[position]), field=column)
 
 
-def read_columns(path: Path, *, images: bool = True) -> dict[str, ObjArray]:
-    """Read a TSV (or XLSX, JSONL) into text columns, empty cells as ""; `images=False` skips `image`.
-
-    TSVs go through pyarrow's CSV reader (pandas' quoting rules, several threads, and no pandas import, which
-    alone costs a third of the time budget of scoring a 100,000-row file).
-    """
-    return read_table_columns(path, images=images)[0]
-
-
 def read_table_columns(path: Path, *, images: bool = True) -> tuple[dict[str, ObjArray], ObjArray | None]:
     """The text columns of any MMBench-form file, names as VLMEvalKit reads them, and image bytes if held."""
     from mmgauge.datasources.tables import is_table_source
