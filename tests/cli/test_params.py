@@ -1,4 +1,4 @@
-"""Commands declared with `Arg`/`Opt` are read by Typer alone (one parser), and a command line imports only
+"""Commands declared with `Arg`/`Opt` are read by Click alone (one parser), and a command line imports only
 the module of the command it names."""
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def test_a_score_command_imports_only_its_own_command_module(tmp_path: Path) -> 
 
 @pytest.mark.parametrize(("args", "named"), [
     (["--seed", "x"], "--seed"), (["--seed", "3", "--bogus"], "--bogus"), (["--json=yes"], "--json")])
-def test_a_usage_error_is_typer_s_one_line(tmp_path: Path, cli: Any, args: list[str], named: str) -> None:
+def test_a_usage_error_is_click_s_one_line(tmp_path: Path, cli: Any, args: list[str], named: str) -> None:
     done = cli("score", "mmbench", tmp_path / "p.tsv", *args)
     assert done.code == 2 and done.err.startswith("error: ") and named in done.err
     assert len(done.err.strip().splitlines()) == 1
