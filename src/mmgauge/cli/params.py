@@ -1,5 +1,5 @@
-"""Click commands built from `Arg`/`Opt` declarations, so that a command's module imports no Click (only the
-tree does, when it mounts the command) and its function stays plain to call from Python.
+"""Click commands built from `Arg`/`Opt` declarations, so that a benchmark's command module imports no Click
+(the tree does, when it mounts the command) and every command's function stays plain to call from Python.
 
 A command declares each parameter as ``Annotated[T, Arg(...)]`` or ``Annotated[T, Opt("--name", ...)]``
 (`core/params.py`, so that a benchmark's own command module below the command line can declare them too).
@@ -63,19 +63,27 @@ def declared(command: Callable[..., Any]) -> list[Declared]:
     found = []
     for name, parameter in inspect.signature(command).parameters.items():
         hint = hints[name]
-        if typing.get_origin(hint) is not typing.Annotated:
-            raise TypeError(f"{command.__name__}: parameter {name} is not declared with Arg or Opt")
-        base, *extras = typing.get_args(hint)
+        base, *extras = typing.get_args(hint) if typing.get_origin(hint) is typing.Annotated else (hint,)
         kinds = [extra for extra in extras if isinstance(extra, Arg | Opt)]
-        if len(kinds) != 1:
+        if len(kinds) > 1:
             raise TypeError(f"{command.__name__}: parameter {name} needs exactly one Arg or Opt")
         members = typing.get_args(base) if typing.get_origin(base) in (Union, types.UnionType) else ()
         optional = type(None) in members
         if optional:
             rest = [member for member in members if member is not type(None)]
             base = rest[0] if len(rest) == 1 else Union[tuple(rest)]  # noqa: UP007 (built at run time)
-        found.append(Declared(name, kinds[0], base, optional, parameter.default))
+        kind = kinds[0] if kinds else _undeclared(name, base, parameter.default)
+        found.append(Declared(name, kind, base, optional, parameter.default))
     return found
+
+
+def _undeclared(name: str, base: Any, default: Any) -> Arg | Opt:
+    """A parameter with a plain annotation (a plug-in's command written for Typer): read as Typer read it,
+    an argument without a default, else `--name` (`--name/--no-name` for a bool)."""
+    if default is inspect.Parameter.empty:
+        return Arg()
+    flag = f"--{name.replace('_', '-')}"
+    return Opt(f"{flag}/--no-{flag[2:]}" if base is bool else flag)
 
 
 def value_type(item: Declared, settings: dict[str, Any]) -> tuple[click.ParamType[Any], str]:

@@ -1,4 +1,4 @@
-"""`mmgauge score mmbench` and `mmgauge export mmbench` through Typer."""
+"""`mmgauge score mmbench` and `mmgauge export mmbench` through the command line (Click)."""
 
 from __future__ import annotations
 
