@@ -18,7 +18,7 @@ case "${1:-}" in
     # What mmgauge imports and such an image lacks, at the versions tested here; transformers and regex
     # as tested here too (the image's may be older).
     for name in pydantic pydantic_core annotated_types typing_inspection typing_extensions orjson openpyxl \
-                et_xmlfile typer click transformers regex; do
+                et_xmlfile click transformers regex; do
       version=$(python -c "import importlib.metadata as m; print(m.version('$name'))")
       fetch=(python -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp
              "${platforms[@]}" -d .whl)

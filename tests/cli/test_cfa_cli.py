@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from mmgauge.cli.tree import mounted_app
 from mmgauge.core.errors import UserError

@@ -24,7 +24,8 @@ def complete(words: str, shell: str = "bash") -> list[str]:
     result = subprocess.run([sys.executable, "-m", "mmgauge.cli.main"], env=env, capture_output=True,
                             text=True, timeout=120)
     assert result.returncode == 0, result.stderr
-    return result.stdout.split()
+    # Click's bash answer: one `TYPE,VALUE` line per completion.
+    return [line.partition(",")[2] for line in result.stdout.splitlines()]
 
 
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])

@@ -7,14 +7,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-import typer
-
 from mmgauge.cli.tree import mounted_app
 
 
 def command_paths() -> list[tuple[str, ...]]:
     """Every command and group, hidden ones (old spellings) included."""
-    root: Any = typer.main.get_command(mounted_app())
+    root: Any = mounted_app()
     found: list[tuple[str, ...]] = []
 
     def walk(command: Any, path: tuple[str, ...]) -> None:

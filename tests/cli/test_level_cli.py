@@ -8,15 +8,13 @@ from typing import Any
 
 import openpyxl
 import pytest
-import typer
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from mmgauge.cli.level import level_command
-from mmgauge.cli.params import for_typer
+from mmgauge.cli.params import command_for
 from mmgauge.core.errors import UserError
 
-app = typer.Typer()
-app.command()(for_typer(level_command))
+app = command_for("level", level_command)
 
 FIXTURE = (
     Path(__file__).resolve().parents[1] / "fixtures" / "general_level" / "Qwen2.5-7B-Instruct_result.xlsx"

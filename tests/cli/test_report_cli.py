@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from mmgauge.cli.tree import mounted_app
 from mmgauge.core.errors import UserError

@@ -8,7 +8,7 @@ import json
 import re
 from pathlib import Path
 
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from mmgauge.report import build_report, write_report
 from mmgauge.report.assets import JS

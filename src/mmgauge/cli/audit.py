@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-import typer
+from mmgauge.core.params import Arg, Opt
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -16,23 +16,23 @@ if TYPE_CHECKING:
 
 
 def audit_judge_command(
-    run: Annotated[Path, typer.Argument(help="A run folder written by `mmgauge run`.", show_default=False)],
-    sample: Annotated[int, typer.Option("--sample", min=1, help="How many rule-read answers to re-read.")],
+    run: Annotated[Path, Arg(help="A run folder written by `mmgauge run`.", show_default=False)],
+    sample: Annotated[int, Opt("--sample", min=1, help="How many rule-read answers to re-read.")],
     judge: Annotated[
-        str | None, typer.Option("--judge", help="Judge model spec (default: the judge the run used).")
+        str | None, Opt("--judge", help="Judge model spec (default: the judge the run used).")
     ] = None,
     against: Annotated[
-        str | None, typer.Option("--against", help="A second judge, compared with the rules and the first.")
+        str | None, Opt("--against", help="A second judge, compared with the rules and the first.")
     ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the sample.")] = 0,
+    seed: Annotated[int, Opt("--seed", help="Seed of the sample.")] = 0,
     bench: Annotated[
-        str | None, typer.Option("--bench", help="Only these benchmarks (comma separated).")
+        str | None, Opt("--bench", help="Only these benchmarks (comma separated).")
     ] = None,
     no_cache: Annotated[
-        bool, typer.Option("--no-cache", help="Neither read nor write the response cache.")
+        bool, Opt("--no-cache", help="Neither read nor write the response cache.")
     ] = False,
-    cache_path: Annotated[Path | None, typer.Option("--cache-path", help="Response cache file.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the study as one JSON object.")] = False,
+    cache_path: Annotated[Path | None, Opt("--cache-path", help="Response cache file.")] = None,
+    as_json: Annotated[bool, Opt("--json", help="Print the study as one JSON object.")] = False,
 ) -> None:
     """Re-read N answers the rules read with the judge (as the run's judge pass would ask it), and report
     judge-vs-rule agreement: Cohen's kappa and raw agreement, each with its interval. The study is kept in

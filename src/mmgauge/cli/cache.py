@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
-import typer
+from mmgauge.core.params import Opt
 
 CACHE_PATH_HELP = (
     "Response cache file (default $XDG_CACHE_HOME/mmgauge/responses.sqlite, or ~/.cache/mmgauge/... when "
@@ -46,7 +47,7 @@ def folder_parts(folder: Path, responses: Path) -> list[tuple[str, int]]:
     return list(parts.items())
 
 
-def stats(cache_path: Path | None = typer.Option(None, "--cache-path", help=CACHE_PATH_HELP)) -> None:
+def stats(cache_path: Annotated[Path | None, Opt("--cache-path", help=CACHE_PATH_HELP)] = None) -> None:
     """Responses per model, and every part of the cache folder with its size."""
     from rich.console import Console
 
@@ -75,10 +76,8 @@ def stats(cache_path: Path | None = typer.Option(None, "--cache-path", help=CACH
         console.print(f"  {name}: {_megabytes(size)}" + (f"  ({note})" if note else ""), markup=False)
 
 def clear(
-    cache_path: Path | None = typer.Option(None, "--cache-path", help=CACHE_PATH_HELP),
-    model: str | None = typer.Option(
-        None, "--model-fingerprint", help="Clear only this model's entries."
-    ),
+    cache_path: Annotated[Path | None, Opt("--cache-path", help=CACHE_PATH_HELP)] = None,
+    model: Annotated[str | None, Opt("--model-fingerprint", help="Clear only this model's entries.")] = None,
 ) -> None:
     """Delete cached responses (all, or one model's)."""
     from rich.console import Console

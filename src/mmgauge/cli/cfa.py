@@ -11,9 +11,10 @@ from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
-import typer
+import click
 
 from mmgauge.core.json_output import print_json
+from mmgauge.core.params import Arg, Opt
 from mmgauge.datasources.text_files import read_csv, read_text
 
 
@@ -23,14 +24,14 @@ class EstimatorChoice(str, Enum):
 
 
 def fit_command(
-    data: Annotated[Path, typer.Option("--data", help="CSV of observations, one column per indicator.")],
-    model: Annotated[Path, typer.Option("--model", help="Model in lavaan syntax (=~, ~~, modifiers).")],
+    data: Annotated[Path, Opt("--data", help="CSV of observations, one column per indicator.")],
+    model: Annotated[Path, Opt("--model", help="Model in lavaan syntax (=~, ~~, modifiers).")],
     estimator: Annotated[
-        EstimatorChoice, typer.Option("--estimator", help="ML (lavaan's default) or MLR (robust errors).")
+        EstimatorChoice, Opt("--estimator", help="ML (lavaan's default) or MLR (robust errors).")
     ] = EstimatorChoice.ML,
     std_lv: Annotated[
         bool,
-        typer.Option(
+        Opt(
             "--std-lv/--marker",
             help="--std-lv: unit latent variances, every loading free (lavaan std.lv = TRUE); "
             "--marker: the first loading of each factor fixed at 1 (lavaan's default).",
@@ -38,13 +39,13 @@ def fit_command(
     ] = False,
     orthogonal: Annotated[
         bool,
-        typer.Option(
+        Opt(
             "--orthogonal/--oblique",
             help="--orthogonal: covariances among exogenous latents fixed at 0; "
             "--oblique: correlated factors (lavaan's default).",
         ),
     ] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    as_json: Annotated[bool, Opt("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Fit the model and print lavaan-convention fit measures and loadings.
 
@@ -66,7 +67,7 @@ def fit_command(
     if as_json:
         print_json(result.model_dump())
         return
-    typer.echo(
+    click.echo(
         f"{result.estimator}  N={result.nobs}  converged={result.converged}  chisq={result.chisq:.3f} "
         f"df={result.df}  p={result.pvalue}  CFI={result.cfi}  TLI={result.tli}  RMSEA={result.rmsea}  "
         f"SRMR={result.srmr:.4f}  AIC={result.aic:.2f}  BIC={result.bic:.2f}  logLik={result.loglik:.3f}"
@@ -74,14 +75,14 @@ def fit_command(
     for factor, row in result.loadings.items():
         for indicator, value in row.items():
             se = result.loadings_se[factor][indicator]
-            typer.echo(
+            click.echo(
                 f"{factor} =~ {indicator}: {value:.4f}" + (f" (se {se:.4f})" if se is not None else "")
             )
 
 
 def check_command(
-    data: Annotated[Path, typer.Argument(help="CSV of observations (numeric columns).")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    data: Annotated[Path, Arg(help="CSV of observations (numeric columns).")],
+    as_json: Annotated[bool, Opt("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """KMO (overall and per variable) and Bartlett's test of sphericity."""
     from mmgauge.cfa.check import check_data
@@ -90,9 +91,9 @@ def check_command(
     if as_json:
         print_json(result.model_dump())
         return
-    typer.echo(f"N={result.nobs}  KMO={result.kmo.overall:.4f}")
-    typer.echo(
+    click.echo(f"N={result.nobs}  KMO={result.kmo.overall:.4f}")
+    click.echo(
         f"Bartlett chi2={result.bartlett.chi2:.3f}  df={result.bartlett.df}  p={result.bartlett.pvalue:.3g}"
     )
     for name, value in result.kmo.per_variable.items():
-        typer.echo(f"  KMO {name}: {value:.4f}")
+        click.echo(f"  KMO {name}: {value:.4f}")

@@ -5,38 +5,38 @@ from __future__ import annotations
 import sys
 from typing import Annotated
 
-import typer
+from mmgauge.core.params import Arg, Opt
 
 
 def compare_command(
     runs: Annotated[
         list[str],
-        typer.Argument(help="Run folders, MME results folders or answer tables, MMBench predictions files "
-                       "(mme=PATH / mmbench=PATH says which benchmark a file holds).", show_default=False),
+        Arg(help="Run folders, MME results folders or answer tables, MMBench predictions files "
+            "(mme=PATH / mmbench=PATH says which benchmark a file holds).", show_default=False),
     ],
-    as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as one JSON object.")] = False,
+    as_json: Annotated[bool, Opt("--json", help="Print the comparison as one JSON object.")] = False,
     headline: Annotated[
-        bool, typer.Option("--headline", help="Only the headline numbers (no subtasks, abilities, types).")
+        bool, Opt("--headline", help="Only the headline numbers (no subtasks, abilities, types).")
     ] = False,
     parser: Annotated[
         str | None,
-        typer.Option("--parser", help="How MME answer files are read: official (default) | words."),
+        Opt("--parser", help="How MME answer files are read: official (default) | words."),
     ] = None,
     judge: Annotated[
         str,
-        typer.Option("--judge", help="Judge for MMBench predictions files: 'none' (rules only) or a spec."),
+        Opt("--judge", help="Judge for MMBench predictions files: 'none' (rules only) or a spec."),
     ] = "none",
     literal_options: Annotated[
         bool,
-        typer.Option("--literal-options", help="MMBench files: keep options reading None, NA, ... as text."),
+        Opt("--literal-options", help="MMBench files: keep options reading None, NA, ... as text."),
     ] = False,
-    level: Annotated[float, typer.Option("--level", help="Confidence level of the intervals.")] = 0.95,
-    alpha: Annotated[float, typer.Option("--alpha", help="Significance level (after Holm).")] = 0.05,
+    level: Annotated[float, Opt("--level", help="Confidence level of the intervals.")] = 0.95,
+    alpha: Annotated[float, Opt("--alpha", help="Significance level (after Holm).")] = 0.05,
     power: Annotated[
-        float, typer.Option("--power", help="Power of the minimum detectable difference.")
+        float, Opt("--power", help="Power of the minimum detectable difference.")
     ] = 0.8,
-    resamples: Annotated[int, typer.Option("--resamples", help="Paired bootstrap resamples.")] = 2000,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the paired bootstraps.")] = 0,
+    resamples: Annotated[int, Opt("--resamples", help="Paired bootstrap resamples.")] = 2000,
+    seed: Annotated[int, Opt("--seed", help="Seed of the paired bootstraps.")] = 0,
 ) -> None:
     """Is run A really better than run B? Per benchmark and breakdown, on the items both answered: the
     difference with its interval, exact McNemar (accuracies) or a paired bootstrap (composite scores),

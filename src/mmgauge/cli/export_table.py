@@ -12,9 +12,10 @@ from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
-import typer
+import click
 
 from mmgauge.core.errors import UserError
+from mmgauge.core.params import Arg, Opt
 
 
 class LogTarget(str, Enum):
@@ -23,12 +24,12 @@ class LogTarget(str, Enum):
 
 LogOption = Annotated[
     list[LogTarget] | None,
-    typer.Option("--log", help="Also log metrics, the tidy table and the HTML report to: wandb (needs "
-                 "pip install 'mmgauge[wandb]').", show_default=False),
+    Opt("--log", help="Also log metrics, the tidy table and the HTML report to: wandb (needs "
+        "pip install 'mmgauge[wandb]').", show_default=False),
 ]
-WandbProjectOption = Annotated[str, typer.Option("--wandb-project", help="The W&B project to log to.")]
+WandbProjectOption = Annotated[str, Opt("--wandb-project", help="The W&B project to log to.")]
 WandbEntityOption = Annotated[
-    str | None, typer.Option("--wandb-entity", help="The W&B entity (team or user); default: yours.")
+    str | None, Opt("--wandb-entity", help="The W&B entity (team or user); default: yours.")
 ]
 
 
@@ -50,7 +51,7 @@ def log_results(targets: Sequence[LogTarget | str] | None, runs: Sequence[Path],
     for logged in log_wandb(list(runs), project=project, entity=entity, report=report or True):
         where = logged.url or (f"offline, in {logged.directory} (wandb sync to upload)" if logged.directory
                                else "")
-        typer.echo(f"wandb: {logged.name}: {len(logged.metrics)} metrics, {logged.table_rows} table rows"
+        click.echo(f"wandb: {logged.name}: {len(logged.metrics)} metrics, {logged.table_rows} table rows"
                    f"{', report' if logged.artifact else ''}; {where}")
 
 
@@ -61,21 +62,21 @@ def _names(targets: Sequence[LogTarget | str] | None) -> set[str]:
 def table_command(
     runs: Annotated[
         list[Path],
-        typer.Argument(help="Run folders (or their results files), or General-Level report JSON files.",
-                       show_default=False),
+        Arg(help="Run folders (or their results files), or General-Level report JSON files.",
+            show_default=False),
     ],
     out: Annotated[
         Path | None,
-        typer.Option("--out", "-o", help="The table to write: .csv or .parquet (default: CSV to stdout).",
-                     show_default=False),
+        Opt("--out", "-o", help="The table to write: .csv or .parquet (default: CSV to stdout).",
+            show_default=False),
     ] = None,
     log: LogOption = None,
     wandb_project: WandbProjectOption = "mmgauge",
     wandb_entity: WandbEntityOption = None,
     report: Annotated[
         Path | None,
-        typer.Option("--report", help="With --log: the HTML report file to attach (default: one is built "
-                     "for each run).", show_default=False),
+        Opt("--report", help="With --log: the HTML report file to attach (default: one is built "
+            "for each run).", show_default=False),
     ] = None,
 ) -> None:
     """One tidy table of every headline metric and breakdown of every benchmark of RUN...: run, model,
@@ -88,9 +89,8 @@ def table_command(
         raise UserError("--out names a folder; give the table file to write", file=str(out), field="--out")
     frame = export_table(list(runs), out)
     if out is None:
-        typer.echo(table_csv(frame), nl=False)
+        click.echo(table_csv(frame), nl=False)
     else:
-        typer.echo(f"table: {out} ({len(frame)} rows)", err=True)
+        click.echo(f"table: {out} ({len(frame)} rows)", err=True)
     log_results(log, runs, project=wandb_project, entity=wandb_entity, report=report)
-
 

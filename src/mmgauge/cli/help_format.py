@@ -1,55 +1,70 @@
-"""How `--help` shows positional arguments, for every command at once.
+"""How `--help` shows parameters, for every command at once.
 
-Typer writes a required argument as `{name}` in the usage line and as `name <type>` in the Arguments list,
-which reads like a template placeholder. Here they are written the usual way: `NAME`, `[NAME]` when
-optional, `NAME...` when repeatable. Options keep Typer's form (`--out <path>`; flags bare), except that a
-repeatable option shows the type of one value (`--data <str>`, not `--data <list[str]>`) and says so.
+Arguments are listed in their own section, the usual way: `NAME`, `[NAME]` when optional, `NAME...` when
+repeatable, with their help and `[required]`. An option shows the type of its value (`--out <path>`,
+`--seed <int>`, `--mode <official|corrected>`; flags bare), and a repeatable one says so.
 """
 
 from __future__ import annotations
 
-import re
+from collections.abc import Sequence
 from typing import Any
 
-from typer.core import TyperArgument, TyperCommand, TyperOption
+import click
 
 
-def argument_name(argument: TyperArgument) -> str:
+def argument_name(argument: click.Argument) -> str:
     name = (argument.metavar or argument.name or "").upper()
     return name + ("..." if argument.nargs != 1 else "")
 
 
-class PlainArgumentsCommand(TyperCommand):
-    """A Typer command whose help names its arguments in capitals, without braces."""
+class PlainArgument(click.Argument):
+    """An argument with a help text, named in capitals without braces (a Choice's values are in its help)."""
 
-    # `ctx`, `formatter`: Typer's vendored Click's types (a private module), which Typer does not re-export.
-    def collect_usage_pieces(self, ctx: Any) -> list[str]:
-        pieces = [self.options_metavar] if self.options_metavar else []
-        for param in self.get_params(ctx):
-            if isinstance(param, TyperArgument):
-                name = argument_name(param)
-                pieces.append(name if param.required else f"[{name}]")
-            else:
-                pieces.extend(param.get_usage_pieces(ctx))
-        return pieces
+    def __init__(self, param_decls: Sequence[str], help: str | None = None,
+                 show_default: bool = True, **attrs: Any) -> None:
+        super().__init__(param_decls, **attrs)
+        self.help = help
+        self.show_default = show_default
 
-    def format_options(self, ctx: Any, formatter: Any) -> None:
-        arguments: list[tuple[str, str]] = []
-        options: list[tuple[str, str]] = []
-        for param in self.get_params(ctx):
-            record = param.get_help_record(ctx)
-            if record is None:
-                continue
-            if isinstance(param, TyperArgument):
-                arguments.append((argument_name(param), record[1]))
-            elif isinstance(param, TyperOption) and param.multiple:
-                names, help_text = record
-                if "repeatable" not in help_text:
-                    help_text = f"{help_text}  [repeatable]".strip()
-                options.append((re.sub(r"<list\[(.+?)\]>", r"<\1>", names), help_text))
-            else:
-                options.append(record)
-        for title, rows in (("Arguments", arguments), ("Options", options)):
-            if rows:
-                with formatter.section(title):
-                    formatter.write_dl(rows)
+    def make_metavar(self, ctx: Any = None) -> str:
+        name = argument_name(self)
+        return name if self.required else f"[{name}]"
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str]:
+        extra = []
+        if self.show_default and not self.required and self.default not in (None, (), []):
+            extra.append(f"default: {self.default}")
+        if self.required:
+            extra.append("required")
+        text = self.help or ""
+        if extra:
+            text = f"{text}  [{'; '.join(extra)}]".strip()
+        return argument_name(self), text
+
+
+class PlainOption(click.Option):
+    """An option whose help says `[repeatable]` where it may be given more than once."""
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        record = super().get_help_record(ctx)
+        if record is None or not self.multiple or "repeatable" in record[1]:
+            return record
+        return record[0], f"{record[1]}  [repeatable]".strip()
+
+
+def format_parameters(command: click.Command, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+    """The Arguments and Options sections of `command`'s help."""
+    arguments: list[tuple[str, str]] = []
+    options: list[tuple[str, str]] = []
+    for param in command.get_params(ctx):
+        if isinstance(param, click.Argument):
+            arguments.append(param.get_help_record(ctx))
+            continue
+        record = param.get_help_record(ctx)
+        if record is not None:
+            options.append(record)
+    for title, rows in (("Arguments", arguments), ("Options", options)):
+        if rows:
+            with formatter.section(title):
+                formatter.write_dl(rows)

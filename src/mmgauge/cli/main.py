@@ -1,7 +1,7 @@
 """The `mmgauge` command. Every error a user can cause ends in one line on stderr and exit status 2; a reader
 that stops early (`| head`) ends it quietly with status 1.
 
-Every command line, help and usage errors included, is read by one parser: the Typer tree (`tree.py`), which
+Every command line, help and usage errors included, is read by one parser: the Click tree (`tree.py`), which
 imports only the module of the command it runs.
 """
 
@@ -14,10 +14,9 @@ import sys
 from mmgauge.cli.signals import TERMINATED_STATUS, TerminateAsInterrupt
 from mmgauge.core.errors import UserError
 from mmgauge.core.secrets import scrub
-from mmgauge.datasources.limits import input_limits
 
 INTERRUPTED_STATUS = 130
-#: A reader that went away: Python's advice, and what Click (the commands behind Typer) exits with then.
+#: A reader that went away: Python's advice, and what Click exits with then.
 CLOSED_OUTPUT_STATUS = 1
 INTERRUPTED = "interrupted: every finished sample is kept in the run folder; run the same command to resume"
 TERMINATED = "terminated (SIGTERM): " + INTERRUPTED.removeprefix("interrupted: ")
@@ -55,8 +54,7 @@ def main(argv: list[str] | None = None) -> None:
     debug = "--debug" in args
     terminate = TerminateAsInterrupt()
     try:
-        args, limits = _input_limits(args)
-        with terminate, input_limits(**limits):
+        with terminate:
             code = _run_tree(args)
             sys.stdout.flush()  # here, not at exit, so that a reader gone away is met below
     except KeyboardInterrupt:
@@ -82,7 +80,7 @@ def main(argv: list[str] | None = None) -> None:
             _say(f"error: {where}{problem.strerror or problem}")
             code = 2
     if code == INTERRUPTED_STATUS:
-        # Typer reports a Ctrl-C (or a SIGTERM turned into one) as this status, having said nothing.
+        # Click reports a Ctrl-C (or a SIGTERM turned into one) as this status, having said nothing.
         _say(TERMINATED if terminate.received else INTERRUPTED)
         code = TERMINATED_STATUS if terminate.received else INTERRUPTED_STATUS
     if argv is None:
@@ -91,32 +89,6 @@ def main(argv: list[str] | None = None) -> None:
         # every object of every module imported (a tenth of a small `mmgauge score`).
         gc.freeze()
     sys.exit(code)
-
-
-def _input_limits(args: list[str]) -> tuple[list[str], dict[str, int]]:
-    """`args` without the input caps (`--max-input-size 8G`, ...), and the caps they give.
-
-    The caps hold for whatever file any command reads, so they are taken out wherever they stand (before
-    a `--`) and never reach a command's own parameters."""
-    from mmgauge.datasources.limits import OPTIONS, parse_limit
-
-    rest: list[str] = []
-    limits: dict[str, int] = {}
-    words = iter(args)
-    for word in words:
-        if word == "--":
-            rest += [word, *words]
-            break
-        name, equals, value = word.partition("=")
-        if name not in OPTIONS:
-            rest.append(word)
-            continue
-        if not equals:
-            value = next(words, "")
-            if not value:
-                raise UserError("needs a value", field=name)
-        limits[OPTIONS[name][0]] = parse_limit(name, value)
-    return rest, limits
 
 
 def _stdout_reader_gone() -> bool:
@@ -133,26 +105,28 @@ def _stdout_reader_gone() -> bool:
 
 
 def _run_tree(args: list[str]) -> int:
-    """Run `args` through the Typer tree; its own exits and usage errors become exit codes here."""
-    import typer
+    """Run `args` through the Click tree; its own exits and usage errors become exit codes here.
+
+    The tree is invoked directly rather than through Click's `main`, which would write a blank line at a
+    Ctrl-C and end the process itself at a closed pipe: `main` above decides both."""
+    import click
 
     from mmgauge.cli.tree import build_app
 
-    command = typer.main.get_command(build_app())
+    command = build_app()
     try:
         # The exact invocation reaches commands as ctx.obj, so a run's manifest records what was typed.
-        code = command.main(args=args, prog_name="mmgauge", standalone_mode=False, obj={"argv": args})
-    except typer.Exit as stop:
-        code = stop.exit_code
-    except typer.TyperException as problem:
+        with command.make_context("mmgauge", list(args), obj={"argv": args}) as ctx:
+            code = command.invoke(ctx)
+        return code if isinstance(code, int) else 0
+    except click.exceptions.Exit as stop:
+        return stop.exit_code
+    except click.ClickException as problem:
         # Usage errors (bad option values) carry exit code 2; one line is enough, `--help` has the rest.
-        formatter = getattr(problem, "format_message", None)
-        message = formatter() if callable(formatter) else str(problem)
-        _say(f"error: {message}")
-        code = int(getattr(problem, "exit_code", 2))
-    except typer.Abort:
-        code = INTERRUPTED_STATUS  # said by `main`
-    return code if isinstance(code, int) else 0
+        _say(f"error: {problem.format_message()}")
+        return problem.exit_code
+    except (click.Abort, EOFError):
+        return INTERRUPTED_STATUS  # said by `main`
 
 
 def _say(line: str) -> None:

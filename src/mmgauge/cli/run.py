@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-import typer
+from typing import TYPE_CHECKING, Annotated
 
 from mmgauge.cli.export_table import (
     LogOption,
@@ -17,6 +15,7 @@ from mmgauge.cli.export_table import (
 )
 from mmgauge.cli.log_level import LogLevel
 from mmgauge.core.errors import UserError
+from mmgauge.core.params import Opt
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -31,155 +30,136 @@ MODEL_HELP = (
 
 
 def run(
-    ctx: typer.Context,
-    config: Path | None = typer.Option(
-        None, "--config", "-c",
+    config: Annotated[Path | None, Opt(
+        "--config", "-c",
         help="Run configuration: a YAML/JSON file of the settings below (`mmgauge schema run-config`), "
         "or a finished run's manifest or folder to ask its requests again. Flags given override it.",
-    ),
-    model: str = typer.Option("embedded", "--model", "-m", help=MODEL_HELP),
-    bench: str | None = typer.Option(
-        None,
-        "--bench",
-        "-b",
+    )] = None,
+    model: Annotated[str, Opt("--model", "-m", help=MODEL_HELP)] = "embedded",
+    bench: Annotated[str | None, Opt(
+        "--bench", "-b",
         help="Benchmark name(s), comma separated. Default: every benchmark, on its built-in sample data.",
-    ),
-    data: list[str] = typer.Option(
-        [],
+    )] = None,
+    data: Annotated[list[str], Opt(
         "--data",
         help="Benchmark data: a path, a VLMEvalKit name (MMBench_DEV_EN, CCBench, MME...) in $LMUData, "
         "or hf:ORG/NAME[@REV][/CONFIG[/SPLIT]] in the local Hugging Face cache (nothing is downloaded); "
         "NAME=DATA when running several benchmarks. Default: the built-in sample.",
-    ),
-    out: Path = typer.Option(
-        Path("runs/latest"), "--out", "-o", help="Run folder; an existing one is resumed."
-    ),
-    limit: int | None = typer.Option(
-        None, "--limit", min=1, help="Only the first N samples per benchmark."
-    ),
-    judge: str | None = typer.Option(
-        None,
+    )] = [],  # noqa: B006 (never changed: Click passes a new list)
+    out: Annotated[Path, Opt("--out", "-o", help="Run folder; an existing one is resumed.")] = Path(
+        "runs/latest"),
+    limit: Annotated[int | None, Opt("--limit", min=1,
+                                     help="Only the first N samples per benchmark.")] = None,
+    judge: Annotated[str | None, Opt(
         "--judge",
         help="Judge model spec for unresolved answers, or 'none' (default: the run folder's judge).",
-    ),
-    temperature: float = typer.Option(0.0, "--temperature", min=0.0),
-    max_tokens: int = typer.Option(512, "--max-tokens", min=1),
-    seed: int = typer.Option(0, "--seed"),
-    system_prompt: str | None = typer.Option(None, "--system-prompt"),
-    concurrency: int | None = typer.Option(
-        None,
-        "--concurrency",
-        min=1,
+    )] = None,
+    temperature: Annotated[float, Opt("--temperature", min=0.0)] = 0.0,
+    max_tokens: Annotated[int, Opt("--max-tokens", min=1)] = 512,
+    seed: Annotated[int, Opt("--seed")] = 0,
+    system_prompt: Annotated[str | None, Opt("--system-prompt")] = None,
+    concurrency: Annotated[int | None, Opt(
+        "--concurrency", min=1,
         help="Requests in flight per endpoint (openai: the ceiling of each endpoint's adaptive limit; "
         "default 16).",
-    ),
-    batch_size: int | None = typer.Option(
-        None, "--batch-size", min=1, help="Batch size (hf, embedded, vllm)."
-    ),
-    timeout: float | None = typer.Option(None, "--timeout", min=0.001, help="Seconds per HTTP request."),
-    max_retries: int | None = typer.Option(None, "--max-retries", min=0),
-    api_key_env: str | None = typer.Option(
-        None,
+    )] = None,
+    batch_size: Annotated[int | None, Opt("--batch-size", min=1,
+                                          help="Batch size (hf, embedded, vllm).")] = None,
+    timeout: Annotated[float | None, Opt("--timeout", min=0.001, help="Seconds per HTTP request.")] = None,
+    max_retries: Annotated[int | None, Opt("--max-retries", min=0)] = None,
+    api_key_env: Annotated[str | None, Opt(
         "--api-key-env",
         help="Name of the environment variable holding the API key (the key itself is never stored).",
-    ),
-    judge_api_key_env: str | None = typer.Option(
-        None,
+    )] = None,
+    judge_api_key_env: Annotated[str | None, Opt(
         "--judge-api-key-env",
         help="Environment variable holding the judge's API key (default: --api-key-env when the judge "
         "is on the model's host).",
-    ),
-    parser: str | None = typer.Option(
-        None, "--parser", help="Answer parser where a benchmark offers several (MME: official | words)."
-    ),
-    prompt: str | None = typer.Option(
-        None,
+    )] = None,
+    parser: Annotated[str | None, Opt(
+        "--parser", help="Answer parser where a benchmark offers several (MME: official | words).",
+    )] = None,
+    prompt: Annotated[str | None, Opt(
         "--prompt",
         help="Prompt wording: paper (default) | vlmevalkit | lmms-eval | a template file "
         "(per benchmark with --set BENCH.prompt=...; see `mmgauge list`).",
-    ),
-    rounds: int = typer.Option(1, "--rounds", min=1, help="Ask every question N times (M3GIA)."),
-    language: str | None = typer.Option(None, "--language", help="Languages, comma separated (M3GIA)."),
-    prompt_language: str | None = typer.Option(
-        None, "--prompt-language", help="Prompt template language."
-    ),
-    shuffle_options: bool = typer.Option(False, "--shuffle-options", help="Shuffle options per round."),
-    random_fallback: bool = typer.Option(
-        False,
-        "--random-fallback",
-        help="Give unresolved answers a seeded random letter (off: they count wrong).",
-    ),
-    literal_options: bool = typer.Option(
-        False, "--literal-options",
+    )] = None,
+    rounds: Annotated[int, Opt("--rounds", min=1, help="Ask every question N times (M3GIA).")] = 1,
+    language: Annotated[str | None, Opt("--language", help="Languages, comma separated (M3GIA).")] = None,
+    prompt_language: Annotated[str | None, Opt("--prompt-language", help="Prompt template language.")] = None,
+    shuffle_options: Annotated[bool, Opt("--shuffle-options", help="Shuffle options per round.")] = False,
+    random_fallback: Annotated[bool, Opt(
+        "--random-fallback", help="Give unresolved answers a seeded random letter (off: they count wrong).",
+    )] = False,
+    literal_options: Annotated[bool, Opt(
+        "--literal-options",
         help="MMBench with --prompt vlmevalkit: keep options reading None, NA, null, ... as text "
         "(VLMEvalKit, reading the TSV with pandas, leaves them out; so does this command by default).",
-    ),
-    cache_path: Path | None = typer.Option(None, "--cache-path", help="Response cache file."),
-    cache_namespace: str | None = typer.Option(
-        None, "--cache-namespace",
+    )] = False,
+    cache_path: Annotated[Path | None, Opt("--cache-path", help="Response cache file.")] = None,
+    cache_namespace: Annotated[str | None, Opt(
+        "--cache-namespace",
         help="Part of every cache key: change it when the model changed in a way the endpoint does not "
         "report (same name and path, new weights).",
-    ),
-    keep_reasoning: bool = typer.Option(
-        False, "--keep-reasoning",
+    )] = None,
+    keep_reasoning: Annotated[bool, Opt(
+        "--keep-reasoning",
         help="Read answers with the model's <think>...</think> reasoning left in (default: removed "
         "first; the raw answer is always kept in the record).",
-    ),
-    accept_empty: bool = typer.Option(
-        False, "--accept-empty", help="Score empty answers (default: an empty answer is a failed request)"
-    ),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the response cache."),
-    force_cache: bool = typer.Option(
-        False, "--force-cache", help="Cache even sampled (temperature > 0) responses."
-    ),
-    executor: str = typer.Option(
-        "local",
+    )] = False,
+    accept_empty: Annotated[bool, Opt(
+        "--accept-empty", help="Score empty answers (default: an empty answer is a failed request)",
+    )] = False,
+    no_cache: Annotated[bool, Opt("--no-cache", help="Neither read nor write the response cache.")] = False,
+    force_cache: Annotated[bool, Opt(
+        "--force-cache", help="Cache even sampled (temperature > 0) responses.",
+    )] = False,
+    executor: Annotated[str, Opt(
         "--executor",
         help="Where requests run: local (this process) | ray (Ray actors, each with its own backend; "
         "pip install 'mmgauge[ray]').",
-    ),
-    ray_address: str | None = typer.Option(
-        None, "--ray-address", help="Ray cluster to join (e.g. HOST:6379); default: start a local one."
-    ),
-    ray_workers: int | None = typer.Option(
-        None, "--ray-workers", min=1, help="Ray workers, e.g. one per GPU or per endpoint (default 2)."
-    ),
-    ray_gpus_per_worker: float | None = typer.Option(
-        None, "--ray-gpus-per-worker", min=0.0,
+    )] = "local",
+    ray_address: Annotated[str | None, Opt(
+        "--ray-address", help="Ray cluster to join (e.g. HOST:6379); default: start a local one.",
+    )] = None,
+    ray_workers: Annotated[int | None, Opt(
+        "--ray-workers", min=1, help="Ray workers, e.g. one per GPU or per endpoint (default 2).",
+    )] = None,
+    ray_gpus_per_worker: Annotated[float | None, Opt(
+        "--ray-gpus-per-worker", min=0.0,
         help="GPUs each Ray worker reserves (default: what the model needs, vllm: tensor x pipeline "
         "parallel size; else 0).",
-    ),
-    ray_inline_images: bool = typer.Option(
-        False,
+    )] = None,
+    ray_inline_images: Annotated[bool, Opt(
         "--ray-inline-images",
         help="Send image files to Ray workers as base64 (default: as paths, which every node must read).",
-    ),
-    progress_every: float = typer.Option(
-        10.0, "--progress-every", min=0.05,
+    )] = False,
+    progress_every: Annotated[float, Opt(
+        "--progress-every", min=0.05,
         help="Without a terminal (a batch job's log), print a progress line every this many seconds.",
-    ),
+    )] = 10.0,
     log: LogOption = None,
     wandb_project: WandbProjectOption = "mmgauge",
     wandb_entity: WandbEntityOption = None,
-    settings: list[str] = typer.Option(
-        [], "--set", help="A benchmark option, BENCHMARK.OPTION=VALUE (repeatable; see `mmgauge list`)."
-    ),
-    log_file: Path | None = typer.Option(
-        None, "--log-file",
+    settings: Annotated[list[str], Opt(
+        "--set", help="A benchmark option, BENCHMARK.OPTION=VALUE (repeatable; see `mmgauge list`).",
+    )] = [],  # noqa: B006 (never changed: Click passes a new list)
+    log_file: Annotated[Path | None, Opt(
+        "--log-file",
         help="Append the run's DEBUG log here (default: mmgauge.log in the run folder; 'none': no file).",
-    ),
-    verbose: int = typer.Option(0, "--verbose", "-v", count=True, show_default=False,
-                                help="As `mmgauge -v`."),
-    quiet: int = typer.Option(0, "--quiet", "-q", count=True, show_default=False,
-                              help="As `mmgauge -q`."),
-    log_level: LogLevel | None = typer.Option(
-        None, "--log-level", case_sensitive=False, help="As `mmgauge --log-level`."
-    ),
+    )] = None,
+    verbose: Annotated[int, Opt("--verbose", "-v", count=True, show_default=False,
+                                help="As `mmgauge -v`.")] = 0,
+    quiet: Annotated[int, Opt("--quiet", "-q", count=True, show_default=False, help="As `mmgauge -q`.")] = 0,
+    log_level: Annotated[LogLevel | None, Opt(
+        "--log-level", case_sensitive=False, help="As `mmgauge --log-level`.",
+    )] = None,
 ) -> None:
     """Evaluate a model. Re-running the same command into the same --out resumes and retries failures."""
     import asyncio
     import logging
 
+    import click
     from rich.console import Console
 
     from mmgauge.api.evaluate import evaluate_async
@@ -190,6 +170,7 @@ def run(
     from mmgauge.runner.progress import NullProgress
     from mmgauge.store.run_folder import RunFolder
 
+    ctx = click.get_current_context()
     obj = ctx.obj or {}
     shown, hushed, level = obj.get("logging", (0, 0, None))
     verbose, quiet, log_level = shown + verbose, hushed + quiet, log_level or level
@@ -221,7 +202,7 @@ def run(
     log_results(log, [out], project=wandb_project, entity=wandb_entity)
     if results.failed:
         print_failures(Console(stderr=quiet > 0), results)
-        raise typer.Exit(1)
+        raise click.exceptions.Exit(1)
 
 
 def print_summary(console: Console, results: RunResults, out: str) -> None:

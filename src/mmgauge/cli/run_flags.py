@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from mmgauge.core.errors import UserError
 
 if TYPE_CHECKING:
-    import typer
+    import click
 
 #: Flags that are a `RunConfig` field of the same name.
 SAME_NAME = (
@@ -23,7 +23,7 @@ SHARED_OPTIONS = ("parser", "rounds", "language", "prompt_language", "shuffle_op
                   "prompt", "literal_options")
 
 
-def given_flags(ctx: typer.Context, file: Mapping[str, Any]) -> dict[str, Any]:
+def given_flags(ctx: click.Context, file: Mapping[str, Any]) -> dict[str, Any]:
     """The `RunConfig` settings of the flags typed on the command line (`file`: the configuration file's
     settings, which say what `--data PATH` belongs to when `--bench` is not typed)."""
     from mmgauge.api.options import parse_assignments
@@ -70,7 +70,7 @@ def parse_data_option(values: list[str], benches: list[str] | None) -> dict[str,
     return paths
 
 
-def _typed(ctx: typer.Context, name: str) -> bool:
+def _typed(ctx: click.Context, name: str) -> bool:
     source = ctx.get_parameter_source(name)
     if source is None or source.name != "COMMANDLINE":
         return False

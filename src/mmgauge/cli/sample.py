@@ -6,10 +6,12 @@ from __future__ import annotations
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Annotated
 
-import typer
+import click
 
 from mmgauge.core.errors import UserError
+from mmgauge.core.params import Arg, Opt
 
 OUT_HELP = (
     "Where to write the sample, and what `run --data` then takes: a folder (mme, m3gia) or a file "
@@ -34,8 +36,8 @@ def place(written: Path, out: Path) -> Path:
 
 
 def sample(
-    bench: str = typer.Argument(..., help="Benchmark name (see `mmgauge list`)."),
-    out: Path = typer.Option(..., "--out", help=OUT_HELP),
+    bench: Annotated[str, Arg(help="Benchmark name (see `mmgauge list`).")],
+    out: Annotated[Path, Opt("--out", help=OUT_HELP)],
 ) -> None:
     """Write the built-in, deterministically generated sample data of a benchmark."""
     from mmgauge.benchmarks.registry import get_benchmark
@@ -45,7 +47,7 @@ def sample(
     parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".mmgauge-sample-", dir=parent) as staging:
         path = place(benchmark.sample_data(Path(staging)), out)
-    typer.echo(str(path))
+    click.echo(str(path))
     if path != out:
-        typer.echo(f"note: {out} is a folder, so the sample file is inside it: run with --data {path}",
+        click.echo(f"note: {out} is a folder, so the sample file is inside it: run with --data {path}",
                    err=True)

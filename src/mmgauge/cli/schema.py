@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from enum import Enum
+from typing import Annotated
 
-import typer
+import click
+
+from mmgauge.core.params import Arg
 
 
 class SchemaName(str, Enum):
@@ -12,9 +15,9 @@ class SchemaName(str, Enum):
 
 
 def schema(
-    name: SchemaName = typer.Argument(..., help="run-config: the file of `mmgauge run --config FILE`."),
+    name: Annotated[SchemaName, Arg(help="run-config: the file of `mmgauge run --config FILE`.")],
 ) -> None:
     """Print the JSON Schema of a file mmgauge reads (for editors and validators)."""
     from mmgauge.api.run_config import schema_text
 
-    typer.echo(schema_text(), nl=False)
+    click.echo(schema_text(), nl=False)

@@ -1,6 +1,6 @@
-"""The `mmgauge` command tree in Typer, built from the command table (`commands.py`) as it is walked: a group
+"""The `mmgauge` command tree in Click, built from the command table (`commands.py`) as it is walked: a group
 lists its commands from the table, and only a command that is reached (run, its help, a TAB) has its module
-imported and its parameters read. `main` is the entry.
+imported and its parameters read (`params.command_for`). `main` is the entry.
 """
 
 from __future__ import annotations
@@ -9,15 +9,14 @@ import functools
 import importlib
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
 
-import typer
-from typer.core import TyperGroup
+import click
 
 from mmgauge.cli import commands
-from mmgauge.cli.help_format import PlainArgumentsCommand
 from mmgauge.cli.log_level import LogLevel
-from mmgauge.cli.params import declares, for_typer
+from mmgauge.cli.params import callback_for, command_for, limit_options
+from mmgauge.core.params import Opt
 from mmgauge.core.version import __version__
 
 #: The groups whose `<group> NAME` commands a benchmark's class names, and the hook that names them.
@@ -26,48 +25,51 @@ ROOT_HELP = ("Evaluate multimodal LLMs exactly as the benchmark papers define it
              "benchmarks and backends).")
 
 
-def _version(value: bool) -> None:
-    if value:
-        typer.echo(f"mmgauge {__version__}")
-        raise typer.Exit()
+def _version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        click.echo(f"mmgauge {__version__}")
+        ctx.exit()
 
 
 def _root(
-    ctx: typer.Context,
-    version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Print the version."
-    ),
-    debug: bool = typer.Option(False, "--debug", help="Show full tracebacks for errors."),
-    # Read by `main` wherever they stand (they hold for every file any command reads); here for the help.
-    max_input_size: str = typer.Option("4G", "--max-input-size", metavar="SIZE",
-                                       help="The most a workbook, parquet or arrow file may unpack to."),
-    max_input_rows: int = typer.Option(20_000_000, "--max-input-rows", metavar="N",
-                                       help="The most rows such a file may have."),
-    max_input_ratio: int = typer.Option(100, "--max-input-ratio", metavar="N",
-                                        help="The most a workbook's part may unpack to per packed byte."),
-    verbose: int = typer.Option(0, "--verbose", "-v", count=True, show_default=False,
-                                help="More log detail on stderr: -v info, -vv debug."),
-    quiet: int = typer.Option(0, "--quiet", "-q", count=True, show_default=False,
-                              help="No progress or status lines (-q); errors only (-qq)."),
-    log_level: LogLevel | None = typer.Option(
-        None, "--log-level", case_sensitive=False, help="Log level on stderr (overrides -v and -q)."
-    ),
+    version: Annotated[bool, Opt("--version", callback=_version, is_eager=True, expose_value=False,
+                                 help="Print the version.")] = False,
+    # Read by `main` before the tree (a traceback is for any error); here for the help.
+    debug: Annotated[bool, Opt("--debug", help="Show full tracebacks for errors.")] = False,
+    verbose: Annotated[int, Opt("--verbose", "-v", count=True, show_default=False,
+                                help="More log detail on stderr: -v info, -vv debug.")] = 0,
+    quiet: Annotated[int, Opt("--quiet", "-q", count=True, show_default=False,
+                              help="No progress or status lines (-q); errors only (-qq).")] = 0,
+    log_level: Annotated[LogLevel | None, Opt("--log-level", case_sensitive=False,
+                                              help="Log level on stderr (overrides -v and -q).")] = None,
 ) -> None:
     """mmgauge: exact, reproducible, fast evaluation of vision-language models."""
     from mmgauge.cli.logs import configure
 
     configure(verbose, quiet, log_level)
     # Commands with their own -v/-q (run) add theirs to these.
-    obj = ctx.ensure_object(dict)
+    obj = click.get_current_context().ensure_object(dict)
     obj["logging"] = (verbose, quiet, log_level)
 
 
-class CommandGroup(TyperGroup):
+class CommandGroup(click.Group):
     """A group of the table's commands (under `score` and `export`, the benchmarks' hooks' too), each loaded
     when asked."""
 
-    #: The group's path in the table ("" for the root).
-    path = ""
+    def __init__(self, path: str, **attrs: Any) -> None:
+        # Every group's own options are the input caps (shown on the root's help only), as on every command.
+        params = attrs.pop("params", None) or limit_options(hidden=True)
+        super().__init__(path.split()[-1] if path else "mmgauge", params=params, no_args_is_help=True,
+                         **attrs)
+        #: The group's path in the table ("" for the root).
+        self.path = path
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except BaseException:
+            ctx.close()  # the input caps its options entered, as `LeafCommand` does
+            raise
 
     def list_commands(self, ctx: Any) -> list[str]:
         names = [command.path.split()[-1] for command in commands.children(self.path)]
@@ -80,7 +82,7 @@ class CommandGroup(TyperGroup):
                 names.append(name)
         return names
 
-    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+    def get_command(self, ctx: Any, cmd_name: str) -> click.Command | None:
         if cmd_name not in self.commands:
             found = _load(f"{self.path} {cmd_name}".strip())
             if found is None:
@@ -115,7 +117,7 @@ def _benchmark_commands(group: str) -> list[str]:
 
 
 def _load(path: str) -> Any:
-    """The Click command (Typer's) at `path`, or None where there is none."""
+    """The Click command at `path`, or None where there is none."""
     table = commands.by_path()
     entry = table.get(path)
     if entry is not None:
@@ -172,39 +174,26 @@ def _hook(path: str) -> Callable[..., Any] | None:
     return function
 
 
-def _mount(path: str, function: Callable[..., Any], hidden: bool = False) -> Any:
-    app = typer.Typer(rich_markup_mode=None, add_completion=False, pretty_exceptions_enable=False)
-    typed = for_typer(function) if declares(function) else function
-    app.command(path.split()[-1], cls=PlainArgumentsCommand, hidden=hidden)(typed)
-    return typer.main.get_command(app)
+def _mount(path: str, function: Callable[..., Any], hidden: bool = False) -> click.Command:
+    return command_for(path.split()[-1], function, hidden=hidden)
 
 
-def _group(path: str, help_text: str, hidden: bool = False) -> Any:
-    app = typer.Typer(cls=CommandGroup, rich_markup_mode=None, name=path.split()[-1], help=help_text,
-                      no_args_is_help=True, hidden=hidden, add_completion=False,
-                      pretty_exceptions_enable=False)
-    app.callback()(_group_callback)
-    group: CommandGroup = typer.main.get_command(app)  # type: ignore[assignment]
-    group.path = path
-    return group
+def _group(path: str, help_text: str, hidden: bool = False) -> CommandGroup:
+    return CommandGroup(path, help=help_text, hidden=hidden)
 
 
-def _group_callback() -> None:
-    pass
-
-
-def build_app() -> typer.Typer:
+def build_app() -> CommandGroup:
     """The whole command tree; its commands are loaded as they are reached."""
-    app = typer.Typer(cls=CommandGroup, rich_markup_mode=None, name="mmgauge", help=ROOT_HELP,
-                      no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
-    app.callback()(_root)
-    return app
+    callback, params = callback_for(_root)
+    # The caps after --version and --debug, where the help has always listed them.
+    return CommandGroup("", help=ROOT_HELP, callback=callback,
+                        params=[*params[:2], *limit_options(), *params[2:]])
 
 
-_mounted: typer.Typer | None = None
+_mounted: CommandGroup | None = None
 
 
-def mounted_app() -> typer.Typer:
+def mounted_app() -> CommandGroup:
     """The command tree (built once, on first use, so importing this module stays cheap)."""
     global _mounted
     if _mounted is None:

@@ -6,10 +6,10 @@ import asyncio
 import json
 from pathlib import Path
 
+import click
 import pandas as pd
 import pytest
-import typer
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from mmgauge.benchmarks.mmbench.bench import MMBenchBenchmark
 from mmgauge.benchmarks.mmbench.predictions import load_predictions, score_predictions
@@ -25,7 +25,7 @@ ROW = {"index": "1", "question": "Which one?", "hint": "", "A": "red", "B": "blu
        "l2-category": "finegrained_perception (instance-level)", "split": "dev"}
 
 
-def cli() -> typer.Typer:
+def cli() -> click.Group:
     return mounted_app()
 
 

@@ -1,14 +1,14 @@
-"""`mmgauge score mmbench` and `mmgauge export mmbench` through Typer."""
+"""`mmgauge score mmbench` and `mmgauge export mmbench` through the command line (Click)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import click
 import pandas as pd
 import pytest
-import typer
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from mmgauge.benchmarks.mmbench.bench import MMBenchBenchmark
 from mmgauge.cli.tree import mounted_app
@@ -16,7 +16,7 @@ from mmgauge.core.errors import UserError
 from mmgauge.core.types import ModelResponse, SampleRecord
 
 
-def apps() -> typer.Typer:
+def apps() -> click.Group:
     return mounted_app()
 
 

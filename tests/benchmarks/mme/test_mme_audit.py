@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
-import typer
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from mmgauge.benchmarks.mme.bench import MMEBenchmark
 from mmgauge.benchmarks.mme.data import load_questions
@@ -22,7 +22,7 @@ B64 = base64.b64encode(tiny_png(0) * 4).decode()
 PAIR = "a.jpg\tQ1\tYes\tyes\na.jpg\tQ2\tNo\tno\n"
 
 
-def app() -> typer.Typer:
+def app() -> click.Group:
     return mounted_app()
 
 

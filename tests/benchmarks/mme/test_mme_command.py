@@ -7,9 +7,9 @@ import math
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
-import typer
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from mmgauge.cli.tree import mounted_app
 from mmgauge.core.errors import UserError
@@ -20,7 +20,7 @@ TEMPLATE = Path(__file__).resolve().parents[2] / "fixtures" / "mme" / "official_
 
 
 @pytest.fixture
-def app() -> typer.Typer:
+def app() -> click.Group:
     return mounted_app()
 
 
@@ -32,7 +32,7 @@ def always_yes(folder: Path) -> Path:
     return folder
 
 
-def test_score_json_shape(app: typer.Typer, tmp_path: Path) -> None:
+def test_score_json_shape(app: click.Group, tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["score", "mme", str(always_yes(tmp_path / "res")), "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
@@ -43,7 +43,7 @@ def test_score_json_shape(app: typer.Typer, tmp_path: Path) -> None:
                                              "yes_ratio": 1.0}
 
 
-def test_score_json_is_unrounded_and_partial_notes_go_to_stderr(app: typer.Typer, tmp_path: Path) -> None:
+def test_score_json_is_unrounded_and_partial_notes_go_to_stderr(app: click.Group, tmp_path: Path) -> None:
     # count: a both right, b both right, c only the Yes question right -> acc 5/6, acc+ 2/3
     folder = tmp_path / "res"
     folder.mkdir()
@@ -58,12 +58,12 @@ def test_score_json_is_unrounded_and_partial_notes_go_to_stderr(app: typer.Typer
     assert "perception is partial: missing existence" in result.stderr
 
 
-def test_score_table_and_words_parser(app: typer.Typer, tmp_path: Path) -> None:
+def test_score_table_and_words_parser(app: click.Group, tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["score", "mme", str(always_yes(tmp_path / "res")), "--parser", "words"])
     assert result.exit_code == 0 and "MME (parser: words)" in result.stdout and "perception" in result.stdout
 
 
-def test_bad_parser_and_bad_file_raise_user_errors(app: typer.Typer, tmp_path: Path) -> None:
+def test_bad_parser_and_bad_file_raise_user_errors(app: click.Group, tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["score", "mme", str(tmp_path), "--parser", "fuzzy"])
     assert isinstance(result.exception, UserError) and result.exception.field == "--parser"
     (tmp_path / "OCR.txt").write_text("a\tQ\tYes\tyes\n")
@@ -89,7 +89,7 @@ def make_run(run: Path) -> None:
     (run / "samples.jsonl").write_text("".join(r.model_dump_json() + "\n" for r in records))
 
 
-def test_export_then_score_matches_scoring_the_run(app: typer.Typer, tmp_path: Path) -> None:
+def test_export_then_score_matches_scoring_the_run(app: click.Group, tmp_path: Path) -> None:
     make_run(tmp_path / "run")
     out = tmp_path / "official"
     result = CliRunner().invoke(app, ["export", "mme", str(tmp_path / "run"), "--official", str(out)])
@@ -105,7 +105,7 @@ def test_export_then_score_matches_scoring_the_run(app: typer.Typer, tmp_path: P
     assert from_files["subtasks"]["OCR"]["score"] == 200.0
 
 
-def test_export_without_records(app: typer.Typer, tmp_path: Path) -> None:
+def test_export_without_records(app: click.Group, tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["export", "mme", str(tmp_path), "--official", str(tmp_path / "o")])
     assert isinstance(result.exception, UserError) and "samples.jsonl" in str(result.exception)
 
@@ -160,7 +160,7 @@ def test_score_mme_reads_lmms_eval_sample_log_as_the_official_tool_reads_its_res
 
 
 def test_the_score_table_shows_the_yes_ratio_in_percent_as_every_other_view(
-    app: typer.Typer, tmp_path: Path
+    app: click.Group, tmp_path: Path
 ) -> None:
     result = CliRunner().invoke(app, ["score", "mme", str(always_yes(tmp_path / "res"))],
                                 env={"COLUMNS": "200"})

@@ -4,9 +4,13 @@ benchmark's `score_command` hook; the command line mounts it under `score`)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
+
+from mmgauge.core.params import Arg, Opt
 
 
-def score_command(path: Path, json: bool = False) -> None:
+def score_command(path: Annotated[Path, Arg()],
+                  json: Annotated[bool, Opt("--json/--no-json")] = False) -> None:
     """Score MMStar predictions (VLMEvalKit's file) without a model."""
     from mmgauge.benchmarks.mmstar.bench import MMStarBenchmark
     from mmgauge.benchmarks.mmstar.predictions import score_predictions
