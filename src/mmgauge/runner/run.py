@@ -150,15 +150,20 @@ class Runner:
         configs = [self.round_config(round) for round in range(bench.options.rounds)]
         parts = [config_part(config) for config in configs]
         for sample in run.dataset.samples:
+            wanted = sample.id in asked
             for round, (config, part) in enumerate(zip(configs, parts, strict=True)):
                 key = (bench.name, sample.id, round)
+                done = existing.get(key)
+                # Scoring compares only stored records with their fingerprints: a request neither asked for
+                # nor stored needs none (a `--limit 10` run builds 10 requests, not the whole dataset's).
+                if not wanted and done is None:
+                    continue
                 messages = bench.build_messages(sample, round)
                 choices = bench.answer_choices(sample, round) if self.backend.answers_from_choices else None
                 fingerprint = request_fingerprint(self._model_fingerprint, part, messages, choices)
                 plan.fingerprints[key] = fingerprint
-                if sample.id not in asked:
+                if not wanted:
                     continue
-                done = existing.get(key)
                 if done is not None and done.response.ok and done.fingerprint == fingerprint:
                     counts.resumed += 1
                     continue
