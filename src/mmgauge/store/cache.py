@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NewType
+from typing import NewType
 
 from pydantic import BaseModel, ValidationError
 
@@ -25,14 +25,17 @@ CACHE_SCHEMA = 1
 Row = tuple[str, str, str, float]
 
 
-#: A generation config's part of a cache key: its JSON values (`config_part`).
-ConfigPart = NewType("ConfigPart", dict[str, Any])
+#: The JSON a request's key is the hash of (`json.dumps` with these settings would build an encoder per call).
+_KEY_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+#: A generation config's part of a cache key: its JSON values as key JSON text (`config_part`).
+ConfigPart = NewType("ConfigPart", str)
 
 
 def config_part(config: GenerationConfig) -> ConfigPart:
     """The config's part of the cache key. Its callers compute it once per config they ask with (the runner
     once per round, the judge once): a dump per request cost more than the rest of its key."""
-    return ConfigPart(config.model_dump(mode="json"))
+    return ConfigPart(_KEY_JSON.encode(config.model_dump(mode="json")))
 
 
 def request_fingerprint(
@@ -42,7 +45,10 @@ def request_fingerprint(
     choices: Sequence[AnswerChoice] | None = None,
 ) -> str:
     """sha256 of (model fingerprint, generation config, full request content with image hashes), and of the
-    allowed answers where the backend answers from them (None leaves the key as it was without them)."""
+    allowed answers where the backend answers from them (None leaves the key as it was without them).
+
+    The JSON hashed is that of the list [CACHE_SCHEMA, model fingerprint, config, content(, choices)], each
+    item written as the list's own encoder writes it; the config's text comes ready (`config_part`)."""
     content = [
         [
             message.role,
@@ -53,16 +59,10 @@ def request_fingerprint(
         ]
         for message in messages
     ]
-    parts: list[Any] = [CACHE_SCHEMA, model_fingerprint, config, content]
+    payload = f"[{CACHE_SCHEMA},{_KEY_JSON.encode(model_fingerprint)},{config},{_KEY_JSON.encode(content)}"
     if choices is not None:
-        parts.append([[choice.answer, choice.text] for choice in choices])
-    payload = json.dumps(
-        parts,
-        ensure_ascii=False,
-        separators=(",", ":"),
-        sort_keys=True,
-    )
-    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+        payload += "," + _KEY_JSON.encode([[choice.answer, choice.text] for choice in choices])
+    return hashlib.sha256((payload + "]").encode("utf-8")).hexdigest()
 
 
 class CacheStats(BaseModel):
