@@ -77,7 +77,8 @@ def prepare(tsv: Path, out: Path) -> None:
     images: dict[str, int] = {}
     parts: list[tuple[int, str, str]] = []
     for sample in bench.load(tsv).samples:
-        body = encoder.encode(Request(messages=bench.build_messages(sample, 0), config=config)).decode()
+        request = Request(messages=bench.build_messages(sample, 0), config=config)
+        body = bytes(encoder.encode(request)).decode()
         start = body.index('"data:image/') + 1
         end = body.index('"', start)
         number = images.setdefault(body[start:end], len(images))

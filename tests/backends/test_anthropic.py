@@ -132,4 +132,5 @@ def test_openai_only_request_options_are_refused() -> None:
     backend = AnthropicBackend("http://x", "m", request=options)
     assert backend.describe()["anthropic_version"] == "2099"
     assert [v for k, v in backend._headers().items() if k.lower() == "anthropic-version"] == ["2099"]
-    assert b'"top_k":5' in backend.encode(Request(messages=[Message.user("q")], config=GenerationConfig()))
+    body = backend.encode(Request(messages=[Message.user("q")], config=GenerationConfig()))
+    assert b'"top_k":5' in bytes(body)

@@ -22,12 +22,12 @@ def test_the_body_is_plain_json_with_the_image_spliced_in() -> None:
     png = tiny_png(3)
     text = 'tricky "<<text>>" \\ ü 中文'
     raw = backend.encode(request(text, ImageRef(data=png), ImageRef(data=tiny_png(4))))
-    body = json.loads(raw)
+    body = json.loads(bytes(raw))
     first, second, prompt = body["messages"][0]["content"]
     assert first["image_url"]["url"] == "data:image/png;base64," + base64.b64encode(png).decode()
     assert second["image_url"]["url"].startswith("data:image/png;base64,")
     assert prompt == {"type": "text", "text": text} and body["top_k"] == 3
-    assert backend.payload(request("q")) == json.loads(backend.encode(request("q")))
+    assert backend.payload(request("q")) == json.loads(bytes(backend.encode(request("q"))))
 
 
 def test_each_distinct_image_is_encoded_once() -> None:
@@ -103,5 +103,15 @@ def test_a_tsv_image_s_body_is_the_plain_json_encoding_byte_for_byte() -> None:
         "temperature": 0.0, "max_tokens": 3, "seed": 0,
     }
     plain = json.dumps(expected, ensure_ascii=False, separators=(",", ":")).encode()
-    assert backend.encode(req) == plain
-    assert backend.encode(req) == plain  # the image's encoding is cached: the same bytes again
+    assert bytes(backend.encode(req)) == plain
+    assert bytes(backend.encode(req)) == plain  # the image's encoding is cached: the same bytes again
+
+
+def test_an_image_is_sent_as_its_own_piece_of_the_body_never_copied_into_it() -> None:
+    backend = OpenAIBackend("http://x/v1", "m")
+    image = ImageRef(data=tiny_png(7))
+    body = backend.encode(request("two of the same", image, image))
+    b64 = backend.images.encode(image)[1]
+    assert [part for part in body.parts if part is b64] == [b64, b64]  # the encoding's own bytes object
+    assert body.size == len(bytes(body)) and len(body.parts) == 5
+    assert bytes(body).count(b64) == 2 and b"<<" not in bytes(body)

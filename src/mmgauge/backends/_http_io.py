@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import timezone
 from typing import TYPE_CHECKING, Any
 
+from mmgauge.backends._bodies import Body
 from mmgauge.backends._endpoints import Failure
 from mmgauge.core.types import Usage
 
@@ -215,7 +216,7 @@ class Attempt(Exception):
 
 
 async def post(
-    session: aiohttp.ClientSession, url: str, body: bytes, *, max_bytes: int, timeout_s: float,
+    session: aiohttp.ClientSession, url: str, body: Body, *, max_bytes: int, timeout_s: float,
     redact: Callable[[str], str],
 ) -> tuple[int, str | None, bytes]:
     """POST `body` once: the status, the Retry-After header and the body (decompressed, at most `max_bytes`).
@@ -225,8 +226,10 @@ async def post(
     """
     import aiohttp
 
+    from mmgauge.backends._body_payload import BodyPayload
+
     try:
-        async with session.post(url, data=body) as response:
+        async with session.post(url, data=BodyPayload(body)) as response:
             status = response.status
             retry_after = response.headers.get("Retry-After")
             raw = await read_body(response, max_bytes)

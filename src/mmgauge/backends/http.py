@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
 
 from mmgauge.backends import _identity
-from mmgauge.backends._bodies import BodyEncoder
+from mmgauge.backends._bodies import Body, BodyEncoder
 from mmgauge.backends._endpoints import Endpoint, EndpointPool, EndpointStats, Failure
 from mmgauge.backends._http_io import (
     ACCEPT_ENCODING,
@@ -291,8 +291,8 @@ class HTTPBackend(Backend):
         serialised body, for use inside `build_body` (see `_bodies`)."""
         return self._bodies.blob(data)
 
-    def encode(self, request: Request) -> bytes:
-        """The request body, serialised once (retries resend the same bytes)."""
+    def encode(self, request: Request) -> Body:
+        """The request body, serialised once (retries resend the same pieces; `bytes(body)` joins them)."""
         try:
             body = self.build_body(request)
         except BaseException:
@@ -361,7 +361,7 @@ class HTTPBackend(Backend):
         ceiling = min(self.settings.backoff_max_s, self.settings.backoff_base_s * 2 ** min(attempt, 30))
         await asyncio.sleep(random.uniform(0, ceiling))
 
-    async def _post(self, session: aiohttp.ClientSession, url: str, body: bytes) -> Reply:
+    async def _post(self, session: aiohttp.ClientSession, url: str, body: Body) -> Reply:
         self.requests_sent += 1
         status, retry_after, raw = await post(session, url, body, max_bytes=self.settings.max_response_bytes,
                                               timeout_s=self.settings.timeout_s, redact=self._redact)

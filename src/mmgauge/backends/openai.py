@@ -133,7 +133,7 @@ class OpenAIBackend(HTTPBackend):
 
     def payload(self, request: Request) -> dict[str, Any]:
         """The JSON body as a dict: what `encode()` sends, images included."""
-        data: dict[str, Any] = json.loads(self.encode(request))
+        data: dict[str, Any] = json.loads(bytes(self.encode(request)))
         return data
 
     def parse_reply(self, data: Any) -> Reply:
