@@ -90,6 +90,29 @@ def test_a_narrower_run_never_loses_results(tmp_path: Path, cli: Any) -> None:
     assert history[0]["counts"]["mme"]["requested"] > 0 and history[1]["counts"]["mme"]["requested"] == 0
 
 
+def test_a_limited_run_builds_only_the_requests_it_asks_and_those_stored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mmgauge.benchmarks.mme.bench import MMEBenchmark
+
+    built: list[str] = []
+    original = MMEBenchmark.build_messages
+
+    def counting(self: MMEBenchmark, sample: Any, round: int) -> Any:
+        built.append(sample.id)
+        return original(self, sample, round)
+
+    monkeypatch.setattr(MMEBenchmark, "build_messages", counting)
+    out = tmp_path / "run"
+    first = mmgauge.evaluate(model="mock:Yes", benchmarks="mme", out=out, cache=False, limit=4)
+    assert len(built) == 4 and first.benchmarks["mme"].requested == 4
+    built.clear()
+    # The 4 stored answers are checked against their requests again (same fingerprints: resumed).
+    second = mmgauge.evaluate(model="mock:Yes", benchmarks="mme", out=out, cache=False, limit=6)
+    mme = second.benchmarks["mme"]
+    assert len(built) == 6 and mme.resumed == 4 and mme.requested == 2
+
+
 def test_a_limited_run_is_partial_everywhere(tmp_path: Path, cli: Any) -> None:
     out = tmp_path / "run"
     done = cli("run", "--bench", "mme", "--model", "mock:Yes", "--limit", "4", "--out", out, "--no-cache")
