@@ -153,15 +153,9 @@ def _same(value: Any) -> Any:
     return value
 
 
-class LeafCommand(click.Command):
-    """A command of the tree: its arguments in their own section of `--help`, and its resources (the input
-    caps) let go when its command line fails to parse (the command never runs, so nothing else would)."""
-
-    def format_arguments(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        pass  # Click 8.5 lists them apart ("Positional arguments"); `format_options` does, as before
-
-    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        format_parameters(self, ctx, formatter)
+class ReleasesOnBadArgs(click.Command):
+    """A command (or group) whose resources, the input caps its options entered (`limit_options`), are let
+    go when its command line fails to parse: the command never runs, so nothing else would."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         try:
@@ -169,6 +163,16 @@ class LeafCommand(click.Command):
         except BaseException:
             ctx.close()
             raise
+
+
+class LeafCommand(ReleasesOnBadArgs):
+    """A command of the tree: its arguments in their own section of `--help`."""
+
+    def format_arguments(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        pass  # Click 8.5 lists them apart ("Positional arguments"); `format_options` does, as before
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        format_parameters(self, ctx, formatter)
 
 
 def callback_for(function: Callable[..., Any]) -> tuple[Callable[..., Any], list[click.Parameter]]:

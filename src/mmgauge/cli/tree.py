@@ -15,7 +15,7 @@ import click
 
 from mmgauge.cli import commands
 from mmgauge.cli.log_level import LogLevel
-from mmgauge.cli.params import callback_for, command_for, limit_options
+from mmgauge.cli.params import ReleasesOnBadArgs, callback_for, command_for, limit_options
 from mmgauge.core.params import Opt
 from mmgauge.core.version import __version__
 
@@ -52,7 +52,7 @@ def _root(
     obj["logging"] = (verbose, quiet, log_level)
 
 
-class CommandGroup(click.Group):
+class CommandGroup(ReleasesOnBadArgs, click.Group):
     """A group of the table's commands (under `score` and `export`, the benchmarks' hooks' too), each loaded
     when asked."""
 
@@ -63,13 +63,6 @@ class CommandGroup(click.Group):
                          **attrs)
         #: The group's path in the table ("" for the root).
         self.path = path
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        try:
-            return super().parse_args(ctx, args)
-        except BaseException:
-            ctx.close()  # the input caps its options entered, as `LeafCommand` does
-            raise
 
     def list_commands(self, ctx: Any) -> list[str]:
         names = [command.path.split()[-1] for command in commands.children(self.path)]
