@@ -103,7 +103,8 @@ def test_a_run_decodes_each_distinct_tsv_image_once(tmp_path: Path, server: Fake
                                out=tmp_path / "run", cache=False, judge="none")
     assert server.requests == 12 * 5 * 4
     assert server.images_seen == 12 * 5 * 4
-    # Each distinct image: once for its hash (cache key, records, request planning), once for its thumbnail
-    # in the run folder; never per request.
-    assert len(decoded) == 2 * 12
+    # Each distinct image once, for its hash (cache key, records, request planning) and its thumbnail in the
+    # run folder both; never per request.
+    assert len(decoded) == 12
+    assert len(list((tmp_path / "run" / "thumbs").glob("*.jpg"))) == 12
     assert list(results.benchmarks) == ["mmbench"]

@@ -81,6 +81,17 @@ class ImageRef(BaseModel):
             self._sha256 = known
         return str(known)
 
+    def sha256_and_bytes(self) -> tuple[str, bytes | None]:
+        """`sha256()`, and the bytes it decoded to compute it; None when the hash was known already or came
+        from a file's hash (the bytes of base64 text cost a decode, which a thumbnail can then skip)."""
+        private = self.__pydantic_private__
+        known = private.get("_sha256") if private is not None else None
+        if known is not None or self._from_file():
+            return self.sha256(), None
+        data = self.load()
+        known = self._sha256 = hashlib.sha256(data).hexdigest()
+        return known, data
+
     def _from_file(self) -> bool:
         return self.path is not None and self.data is None and self.b64 is None
 
