@@ -122,8 +122,8 @@ class Runner:
     async def run(self, runs: Sequence[BenchmarkRun], manifest: ManifestStore) -> RunResults:
         existing = self.folder.raw_records()
         plan = _Plan(counts={run.benchmark.name: BenchCounts() for run in runs})
-        # Thumbnails are made from the planning on (`ImageLedger.writing_behind`), in the CPU time requests
-        # leave: before the first is sent, once the last are in flight, and while the answers are scored.
+        # Thumbnails are made from the planning on (`ImageLedger.writing_behind`), except while requests are
+        # being sent (see `_dispatch`): also once the last are in flight, and while the answers are scored.
         with self.images.writing_behind() as thumbnails:
             with self.folder.open_log() as log:
                 for run in runs:
