@@ -103,7 +103,27 @@ def test_a_run_decodes_each_distinct_tsv_image_once(tmp_path: Path, server: Fake
                                out=tmp_path / "run", cache=False, judge="none")
     assert server.requests == 12 * 5 * 4
     assert server.images_seen == 12 * 5 * 4
-    # Each distinct image: once for its hash (cache key, records, request planning), once for its thumbnail
-    # in the run folder; never per request.
-    assert len(decoded) == 2 * 12
+    # Each distinct image once, for its hash (cache key, records, request planning) and its thumbnail in the
+    # run folder both; never per request.
+    assert len(decoded) == 12
+    assert len(list((tmp_path / "run" / "thumbs").glob("*.jpg"))) == 12
     assert list(results.benchmarks) == ["mmbench"]
+
+
+def test_the_image_pool_shares_a_reference_per_equal_content_and_only_then() -> None:
+    from mmgauge.core.types import ImagePool, _sampled
+
+    pool = ImagePool("data.tsv")
+    # Long contents of one length, equal heads and tails, differing in one character of the middle (a key made
+    # of slices would miss it: they are compared whole).
+    head, tail = "A" * 5000, "B" * 5000
+    texts = [head + middle + tail for middle in ("x" * 3001, "x" * 600 + "y" + "x" * 2400)]
+    assert _sampled(texts[0]) == _sampled(texts[1])
+    first = pool.embedded(texts[0], 2)
+    assert pool.embedded("".join(list(texts[0])), 9) is first  # an equal copy, not the same object
+    second = pool.embedded(texts[1], 3)
+    assert second is not first and second.origin_line == 3
+    assert pool.embedded(texts[1].encode(), 4) not in (first, second)  # bytes are not text
+    assert pool.embedded(texts[1].encode(), 5).origin_line == 4
+    short = pool.embedded("c2hvcnQ=", 6)
+    assert pool.embedded("c2hvcnQ=", 7) is short and short is not first

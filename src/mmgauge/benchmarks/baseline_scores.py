@@ -74,17 +74,20 @@ def answer_sets(
         units.setdefault(bench.baseline_unit(record), []).append(i)
     # Units share their distributions (every MMBench question of four options, say): each distinct one is laid
     # out once, and each cut finds its outcome in it once (exact fractions are slow to multiply and compare).
-    layouts: dict[tuple[tuple[tuple[str, Fraction], ...], ...], int] = {}
+    layouts: dict[tuple[tuple[tuple[str, int, int], ...], ...], int] = {}
     laid: list[tuple[list[tuple[str, ...]], list[Fraction]]] = []
     # Each record reads its answer at one position of one layout's outcomes: one column per such place.
     columns: dict[tuple[int, int], int] = {}
     column_of = [0] * len(records)
     ends: set[Fraction] = set()
     for members in units.values():
-        key = tuple(tuple(baseline.answers(records[i])) for i in members)
+        distributions = [baseline.answers(records[i]) for i in members]
+        # Keyed by the fractions' integers: a Fraction hashes in Python (a modular inverse), an int in C.
+        key = tuple(tuple((answer, p.numerator, p.denominator) for answer, p in distribution)
+                    for distribution in distributions)
         layout = layouts.get(key)
         if layout is None:
-            outcomes = _joint([list(distribution) for distribution in key])
+            outcomes = _joint([list(distribution) for distribution in distributions])
             if outcomes is None:
                 return None
             cumulative = list(itertools.accumulate(p for _, p in outcomes))

@@ -4,16 +4,18 @@ A record names each image it was asked about by content hash, with the resolved 
 came from a file. An image that came inside a data file (TSV base64, parquet bytes) gets a small thumbnail in
 the run folder, written once per distinct image, so readers (the report) never load the dataset again.
 
-Thumbnails are made in a worker thread while the last answers come back (`writing_behind`): decoding a PNG
-costs more CPU than sending it (about 10 ms for a 1 MB image), so made while requests are still being sent
-they would slow the sending (the thread holds the GIL while it decodes), and made after the last answer
-they would add to the run's length.
+Thumbnails are made by a worker thread (`writing_behind`) from the planning on. Planning decodes each embedded
+image to hash it and hands those bytes to the thread, so an image is decoded once, not once more for its
+thumbnail (about 3 ms for a 1 MB image, holding the GIL). The runner pauses the thread while requests are
+being sent: decoding a PNG costs more CPU than sending it (about 10 ms for a 1 MB image), and made then the
+thumbnails slowed the sending, the other core being the server's. It goes on once the last requests are in
+flight and while the answers are scored.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,6 +27,9 @@ from mmgauge.store.run_folder import RunFolder
 
 #: Thumbnails written per run folder at most: a report shows a sample of a very large run, not every image.
 MAX_THUMBNAILS: Final = 20_000
+#: Decoded image bytes held for the thumbnail writer at most; beyond it, the writer decodes them again itself
+#: (planning decodes faster than thumbnails are made: a large dataset's images must not all wait in memory).
+MAX_HELD_BYTES: Final = 64 * 2**20
 
 
 class ImageLedger:
@@ -39,27 +44,34 @@ class ImageLedger:
         self._inline: dict[str, StoredImage] = {}
         #: Every embedded image noted in this command: each is given to the thumbnail writer once.
         self._noted: set[str] = set()
+        #: The thumbnail writer while `writing_behind` runs: embedded images noted then go straight to it.
+        self._writer: ThumbnailWriter | None = None
         self.undecodable = 0
 
     def prepare(self, images: list[ImageRef]) -> None:
         """Resolve the paths of these image files now (planning) rather than while answers land, and note the
-        embedded ones, whose thumbnails `writing_behind` makes while the last answers come back."""
+        embedded ones, whose thumbnails `writing_behind` makes. An embedded image whose hash is not known yet
+        is decoded once here, for its hash and its thumbnail both."""
         for image in images:
-            sha = image.sha256()
             if image.path is not None:
+                sha = image.sha256()
                 if (image.path, sha) not in self._files:
                     self._file_ref(image.path, sha)
             else:
-                self._note(sha, image)
+                sha, data = image.sha256_and_bytes()
+                self._note(sha, image, data)
 
     def _file_ref(self, given: str, sha: str) -> StoredImage:
         ref = self._files[given, sha] = StoredImage(sha256=sha, path=str(Path(given).resolve()))
         return ref
 
-    def _note(self, sha: str, image: ImageRef) -> None:
+    def _note(self, sha: str, image: ImageRef, data: bytes | None = None) -> None:
         if sha not in self._noted and len(self._noted) < MAX_THUMBNAILS:
             self._noted.add(sha)
-            self._embedded[sha] = image
+            if self._writer is not None and self._writer.taking:
+                self._writer.submit(sha, image, data)
+            else:
+                self._embedded[sha] = image
 
     def refs(self, images: list[ImageRef]) -> list[StoredImage]:
         out = []
@@ -76,52 +88,94 @@ class ImageLedger:
         return out
 
     @contextmanager
-    def writing_behind(self) -> Iterator[Callable[[], None]]:
-        """Write the thumbnails of the images noted so far in a worker thread, from when the body calls the
-        function it is given (at the latest on leaving, which waits for them).
+    def writing_behind(self) -> Iterator[ThumbnailWriter]:
+        """Write the thumbnails of the embedded images noted so far, and of those noted in the body as they
+        are noted, in a worker thread, which the body may pause; leaving waits for them.
 
         If the body raised, the thread stops after the image it is making (the rest are made by the next
         command that asks about them).
         """
-        todo = list(self._embedded.items())
+        writer = self._writer = ThumbnailWriter(self)
+        for sha, image in self._embedded.items():
+            writer.submit(sha, image, None)
         self._embedded.clear()
-        stop = threading.Event()
-        with ThreadPoolExecutor(1, thread_name_prefix="mmgauge-thumbnails") as pool:
-            started: list[Future[int]] = []
-
-            def begin() -> None:
-                if not started:
-                    started.append(pool.submit(self._write, todo, stop))
-
-            try:
-                yield begin
-            except BaseException:
-                stop.set()
-                raise
-            finally:
-                if not stop.is_set():
-                    begin()
-                    started[0].result()
+        try:
+            yield writer
+        except BaseException:
+            writer.stop.set()
+            raise
+        finally:
+            self._writer = None
+            writer.close()
 
     def write_thumbnails(self) -> int:
         """Write the thumbnails not written yet; returns how many were written."""
         todo = list(self._embedded.items())
         self._embedded.clear()
-        return self._write(todo, None)
+        return sum(self._write(sha, image, None) for sha, image in todo)
 
-    def _write(self, todo: list[tuple[str, ImageRef]], stop: threading.Event | None) -> int:
-        written = 0
-        for sha, image in todo:
-            if stop is not None and stop.is_set():
-                break
-            target = self.folder.thumbnail(sha)
-            if target.exists():
-                continue
-            try:
-                jpeg = thumbnail_jpeg(image.load())
-            except Exception:  # an image PIL cannot shrink only loses its thumbnail
-                self.undecodable += 1
-                continue
-            self.folder.write_thumbnail(sha, jpeg)
-            written += 1
-        return written
+    def _write(self, sha: str, image: ImageRef, data: bytes | None) -> int:
+        target = self.folder.thumbnail(sha)
+        if target.exists():
+            return 0
+        try:
+            jpeg = thumbnail_jpeg(image.load() if data is None else data)
+        except Exception:  # an image PIL cannot shrink only loses its thumbnail
+            self.undecodable += 1
+            return 0
+        self.folder.write_thumbnail(sha, jpeg)
+        return 1
+
+
+class ThumbnailWriter:
+    """One worker thread making the thumbnails it is given, in order, unless paused; it holds at most
+    MAX_HELD_BYTES of decoded images."""
+
+    def __init__(self, ledger: ImageLedger) -> None:
+        self.ledger = ledger
+        self.stop = threading.Event()
+        self._going = threading.Event()
+        self._going.set()
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="mmgauge-thumbnails")
+        self._done: list[Future[int]] = []
+        self._lock = threading.Lock()
+        self._held = 0
+        #: Images noted after `seal` wait in the ledger for `write_thumbnails`.
+        self.taking = True
+
+    def seal(self) -> None:
+        """Take no more images; those given are still made."""
+        self.taking = False
+
+    def pause(self) -> None:
+        """Make no thumbnail after the one being made until `resume`."""
+        self._going.clear()
+
+    def resume(self) -> None:
+        self._going.set()
+
+    def submit(self, sha: str, image: ImageRef, data: bytes | None) -> None:
+        if data is not None:
+            with self._lock:
+                if self._held + len(data) > MAX_HELD_BYTES:
+                    data = None
+                else:
+                    self._held += len(data)
+        self._done.append(self._pool.submit(self._one, sha, image, data))
+
+    def _one(self, sha: str, image: ImageRef, data: bytes | None) -> int:
+        try:
+            self._going.wait()
+            return 0 if self.stop.is_set() else self.ledger._write(sha, image, data)
+        finally:
+            if data is not None:
+                with self._lock:
+                    self._held -= len(data)
+
+    def close(self) -> None:
+        """Wait for the thumbnails (once stopped, for the one being made); a failure to write one raises."""
+        self._going.set()
+        self._pool.shutdown(wait=True, cancel_futures=self.stop.is_set())
+        if not self.stop.is_set():
+            for done in self._done:
+                done.result()

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,7 +36,7 @@ from mmgauge.extraction.judge import Judge
 from mmgauge.extraction.reasoning import strip_reasoning
 from mmgauge.parts.answers import Answer
 from mmgauge.runner.executor import Executor, LocalExecutor
-from mmgauge.runner.images import ImageLedger
+from mmgauge.runner.images import ImageLedger, ThumbnailWriter
 from mmgauge.runner.landing import Landing
 from mmgauge.runner.progress import NullProgress, ProgressSink, outcome_of
 from mmgauge.runner.scoring import BenchCounts, score_benchmark, stored_entry
@@ -122,24 +122,28 @@ class Runner:
     async def run(self, runs: Sequence[BenchmarkRun], manifest: ManifestStore) -> RunResults:
         existing = self.folder.raw_records()
         plan = _Plan(counts={run.benchmark.name: BenchCounts() for run in runs})
-        with self.folder.open_log() as log:
-            for run in runs:
-                self._plan(run, existing, plan, log)
-            plan.pending = group_by_image(plan.pending)
-            manifest.save()
-            self.progress.start(len(plan.pending), "requests")
-            try:
-                with self.images.writing_behind() as thumbnails:
+        # Thumbnails are made from the planning on (`ImageLedger.writing_behind`), except while requests are
+        # being sent (see `_dispatch`): also once the last are in flight, and while the answers are scored.
+        with self.images.writing_behind() as thumbnails:
+            with self.folder.open_log() as log:
+                for run in runs:
+                    self._plan(run, existing, plan, log)
+                plan.pending = group_by_image(plan.pending)
+                manifest.save()
+                self.progress.start(len(plan.pending), "requests")
+                try:
                     await self._dispatch(plan, log, existing, thumbnails)
-            except BaseException as error:
-                self.progress.finish(outcome_of(error))
-                raise
-            else:
-                self.progress.finish()
-            finally:
-                manifest.touch()
-        self.images.write_thumbnails()
-        return await self._score_all(runs, existing, plan, manifest)
+                except BaseException as error:
+                    self.progress.finish(outcome_of(error))
+                    raise
+                else:
+                    self.progress.finish()
+                finally:
+                    manifest.touch()
+            # Only the images of this command's requests get thumbnails: scoring notes those of stored records
+            # older than image references too.
+            thumbnails.seal()
+            return await self._score_all(runs, existing, plan, manifest)
 
     def _plan(self, run: BenchmarkRun, existing: dict[Key, SampleRecord], plan: _Plan, log: RunLog) -> None:
         bench = run.benchmark
@@ -158,6 +162,11 @@ class Runner:
                 # nor stored needs none (a `--limit 10` run builds 10 requests, not the whole dataset's).
                 if not wanted and done is None:
                     continue
+                # Asked whatever its fingerprint: its new images are decoded once, for the hashes the key
+                # needs and for their thumbnails both.
+                surely = wanted and (done is None or not done.response.ok)
+                if surely:
+                    self.images.prepare(sample.images)
                 messages = bench.build_messages(sample, round)
                 choices = bench.answer_choices(sample, round) if self.backend.answers_from_choices else None
                 fingerprint = request_fingerprint(self._model_fingerprint, part, messages, choices)
@@ -169,7 +178,8 @@ class Runner:
                     continue
                 request = Request(messages=messages, config=config, sample_id=sample.id, choices=choices)
                 todo.append(_Work(bench, sample, round, request, fingerprint))
-                self.images.prepare(sample.images)
+                if not surely:
+                    self.images.prepare(sample.images)
         hits = self.cache.get_many([work.fingerprint for work in todo]) if self.cache is not None else {}
         found = [(work, hits[work.fingerprint]) for work in todo if work.fingerprint in hits]
         plan.pending.extend(work for work in todo if work.fingerprint not in hits)
@@ -177,23 +187,23 @@ class Runner:
         self._finish_all([work for work, _ in found], [hit for _, hit in found], log, existing)
 
     async def _dispatch(self, plan: _Plan, log: RunLog, existing: dict[Key, SampleRecord],
-                        thumbnails: Callable[[], None]) -> None:
+                        thumbnails: ThumbnailWriter) -> None:
         size = max(1, self.backend.batch_size)
         pending = [plan.pending[i] for i in self.backend.batch_order([work.request for work in plan.pending])]
         batches = [pending[i : i + size] for i in range(0, len(pending), size)]
-        # The thumbnails start once the loop only waits for answers: when half of the last requests in flight
-        # are answered, the others were sent long ago. Started while bodies are still being written, the
-        # thread's decoding (which holds the GIL) would stall each write of a large body by up to 5 ms.
+        # Sending requests takes a core, and the server the other (a local one, or its client library): made
+        # meanwhile, the thumbnails would slow the sending. They go on once the loop only waits for answers:
+        # when half of the last requests in flight are answered, the others were sent long ago.
         tail = self.backend.concurrency * size // 2
         unanswered = len(pending)
-        if unanswered <= tail:
-            thumbnails()
+        if unanswered > tail:
+            thumbnails.pause()
 
         def record(works: list[_Work], responses: list[ModelResponse]) -> None:
             nonlocal unanswered
             unanswered -= len(works)
             if unanswered <= tail:
-                thumbnails()
+                thumbnails.resume()
             for work, response in zip(works, responses, strict=True):
                 plan.counts[work.bench.name].requested += 1
                 if response.ok and self.cache is not None:

@@ -197,3 +197,19 @@ def test_loading_a_run_s_data_does_not_import_pandas(tmp_path: Path) -> None:
     found = subprocess.run([sys.executable, "-c", script, str(data)], capture_output=True, text=True,
                            check=True)
     assert found.stdout.strip() == "False"
+
+
+def test_the_quick_block_size_holds_the_longest_line_wherever_lines_cross_read_blocks(tmp_path: Path) -> None:
+    from mmgauge.benchmarks.mmbench.tsv_diagnostics import line_block_size
+
+    def expected(data: bytes) -> int:
+        longest = max((len(line) for line in data.splitlines(keepends=True)), default=0)
+        return max(1 << 20, 2 * longest + 4096)
+
+    path = tmp_path / "lines.tsv"
+    mib = 1 << 20
+    for lengths in ([], [5], [mib - 1, 3 * mib + 7, 10], [2 * mib, mib], [mib + 1] * 3, [100] * 50):
+        for last_newline in (True, False):
+            data = b"\n".join(b"x" * n for n in lengths) + (b"\n" if last_newline and lengths else b"")
+            path.write_bytes(data)
+            assert line_block_size(path) == expected(data), (lengths, last_newline)

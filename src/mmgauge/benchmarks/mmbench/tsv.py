@@ -152,10 +152,8 @@ def _read_tsv(path: Path, images: bool) -> dict[str, ObjArray]:
         raise UserError(f"the header names column(s) twice: {', '.join(doubled)}", file=str(path), line=1)
     kept = [name for name in names if images or name != "image"]
 
-    def parse(block_size: int | None) -> pa.Table:
-        read = pacsv.ReadOptions(column_names=names, skip_rows=1)
-        if block_size is not None:
-            read.block_size = block_size
+    def parse(block_size: int) -> pa.Table:
+        read = pacsv.ReadOptions(column_names=names, skip_rows=1, block_size=block_size)
         return pacsv.read_csv(
             path,
             read_options=read,
@@ -166,23 +164,19 @@ def _read_tsv(path: Path, images: bool) -> dict[str, ObjArray]:
         )
 
     try:
-        try:
-            table = parse(None)
-        except pa.ArrowInvalid as error:
-            if "straddl" not in str(error):
-                raise
-            # A row longer than pyarrow's block (1 MB by default), e.g. a large base64 image: read again with
-            # blocks that hold the longest line, or if a row spans long lines (quoted line breaks), with
-            # blocks that hold the longest row, unless one cell is beyond what is read at all.
-            found: pa.Table | None = None
-            quick = line_block_size(path)
-            if quick is not None:
-                try:
-                    found = parse(quick)
-                except pa.ArrowInvalid as again:
-                    if "straddl" not in str(again):
-                        raise
-            table = found if found is not None else parse(block_size_for(path, names))
+        # pyarrow needs blocks (1 MB by default) that hold a whole row, and a large base64 image makes a long
+        # one: blocks that hold the longest line, found first (a failed read costs more than finding it);
+        # if a row spans long lines (quoted line breaks), blocks that hold the longest row, unless one cell is
+        # beyond what is read at all.
+        found: pa.Table | None = None
+        quick = line_block_size(path)
+        if quick is not None:
+            try:
+                found = parse(quick)
+            except pa.ArrowInvalid as error:
+                if "straddl" not in str(error):
+                    raise
+        table = found if found is not None else parse(block_size_for(path, names))
     except (pa.ArrowInvalid, UnicodeDecodeError) as error:
         bad = first_bad_row(path, len(names))
         if bad is not None:

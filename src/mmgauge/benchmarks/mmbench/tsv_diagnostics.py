@@ -18,12 +18,23 @@ def line_block_size(path: Path) -> int | None:
     """A pyarrow block size that holds the file's longest line, or None where that block would be larger
     than the largest cell read (`block_size_for` then decides, and names a cell that is too large).
 
-    A quick bound first: reading lines as bytes runs in C (0.05 s for a 70 MB file of 1 MB images), where
-    `block_size_for` parses every cell with the csv module (0.5 s). It holds every row without a quoted line
-    break; pyarrow says so when a row is longer, and the caller asks `block_size_for` then.
+    A quick bound: the file is read in blocks into one buffer, lines found in C (0.01 s for a 70 MB file of
+    1 MB images; iterating over the lines made a bytes object of each, 0.07 s), where `block_size_for` parses
+    every cell with the csv module (0.5 s). It holds every row without a quoted line break; pyarrow says so
+    when a row is longer, and the caller asks `block_size_for` then.
     """
-    with path.open("rb") as handle:
-        longest = max((len(line) for line in handle), default=0)
+    buffer = bytearray(1 << 20)
+    longest = length = 0  # `length`: of the line read so far, up to the end of the previous block
+    with path.open("rb", buffering=0) as handle:
+        while got := handle.readinto(buffer):
+            start = 0
+            end = buffer.find(b"\n", 0, got)
+            while end >= 0:
+                longest = max(longest, length + end + 1 - start)
+                length, start = 0, end + 1
+                end = buffer.find(b"\n", start, got)
+            length += got - start
+    longest = max(longest, length)
     size = max(1 << 20, 2 * longest + 4096)
     return size if size <= MAX_CELL_BYTES else None
 

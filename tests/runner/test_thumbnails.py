@@ -1,0 +1,70 @@
+"""The run folder's thumbnails: made by a worker thread from the bytes planning decoded, paused on demand."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import pytest
+
+import mmgauge.runner.images as images_module
+from mmgauge.core.thumbnails import thumbnail_jpeg
+from mmgauge.core.types import ImageRef
+from mmgauge.runner.images import ImageLedger
+from mmgauge.store.run_folder import RunFolder
+from mmgauge.testing.toy import tiny_png
+
+
+def _embedded(seed: int) -> ImageRef:
+    return ImageRef(b64=base64.b64encode(tiny_png(seed)).decode())
+
+
+def _thumbs(folder: RunFolder) -> dict[str, bytes]:
+    return {path.stem: path.read_bytes() for path in (folder.path / "thumbs").glob("*.jpg")}
+
+
+@pytest.mark.parametrize("held", [images_module.MAX_HELD_BYTES, 0])
+def test_thumbnails_are_those_of_the_images_whatever_decoded_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, held: int
+) -> None:
+    # With no room for decoded bytes, the writer decodes each image again: the same thumbnails.
+    monkeypatch.setattr(images_module, "MAX_HELD_BYTES", held)
+    folder = RunFolder(tmp_path / "run")
+    ledger = ImageLedger(folder)
+    refs = [_embedded(seed) for seed in range(5)]
+    with ledger.writing_behind():
+        ledger.prepare(refs + refs[:2])
+    expected = {ref.sha256(): thumbnail_jpeg(tiny_png(seed)) for seed, ref in enumerate(refs)}
+    assert _thumbs(folder) == expected
+
+
+def test_a_paused_writer_makes_its_thumbnails_on_leaving(tmp_path: Path) -> None:
+    folder = RunFolder(tmp_path / "run")
+    ledger = ImageLedger(folder)
+    with ledger.writing_behind() as writer:
+        writer.pause()
+        ledger.prepare([_embedded(1), _embedded(2)])
+        assert _thumbs(folder) == {}
+    assert len(_thumbs(folder)) == 2
+
+
+def test_images_noted_after_sealing_wait_in_the_ledger(tmp_path: Path) -> None:
+    folder = RunFolder(tmp_path / "run")
+    ledger = ImageLedger(folder)
+    with ledger.writing_behind() as writer:
+        ledger.prepare([_embedded(1)])
+        writer.seal()
+        ledger.refs([_embedded(2)])
+    assert len(_thumbs(folder)) == 1
+    assert ledger.write_thumbnails() == 1
+    assert len(_thumbs(folder)) == 2
+
+
+def test_a_failing_body_stops_the_writer(tmp_path: Path) -> None:
+    folder = RunFolder(tmp_path / "run")
+    ledger = ImageLedger(folder)
+    with pytest.raises(RuntimeError), ledger.writing_behind() as writer:
+        writer.pause()
+        ledger.prepare([_embedded(seed) for seed in range(3)])
+        raise RuntimeError("planning failed")
+    assert _thumbs(folder) == {}
