@@ -93,8 +93,35 @@ def string_array(offsets: npt.NDArray[np.int32], data: bytes) -> pa.Array:
 
 
 def take(column: Column, rows: npt.NDArray[np.int64]) -> Column:
-    """The cells of `rows`, in that order."""
-    return compute("take", column, from_numpy(rows))
+    """The cells of `rows`, in that order.
+
+    A column read from a file comes in one chunk per block the reader read (some 200 for a 200 MB file), and
+    arrow's take of such a column costs several times a take from each chunk (measured: 60 ms against 6 ms
+    for a quarter of the rows of a million-row text column), so the rows are taken chunk by chunk and the
+    pieces joined into one array."""
+    import pyarrow as pa
+
+    if not isinstance(column, pa.ChunkedArray) or column.num_chunks < 2:
+        return compute("take", column, from_numpy(rows))
+    asked = np.asarray(rows, dtype=np.int64)
+    order: npt.NDArray[np.int64] | None = None
+    if len(asked) > 1 and bool((asked[1:] < asked[:-1]).any()):
+        order = np.argsort(asked, kind="stable")
+        asked = asked[order]
+    if len(asked) and (asked[0] < 0 or asked[-1] >= len(column)):
+        return compute("take", column, from_numpy(rows))  # out of range: arrow's own error
+    starts = np.zeros(column.num_chunks + 1, dtype=np.int64)
+    starts[1:] = np.cumsum([len(chunk) for chunk in column.chunks])
+    cuts = np.searchsorted(asked, starts).tolist()
+    pieces = [compute("take", chunk, from_numpy(asked[low:high] - start))
+              for chunk, start, low, high in zip(column.chunks, starts.tolist(), cuts, cuts[1:])
+              if high > low]
+    taken: pa.Array = pa.concat_arrays(pieces) if pieces else column.chunk(0).slice(0, 0)
+    if order is None:
+        return taken
+    back = np.empty_like(order)
+    back[order] = np.arange(len(order))
+    return compute("take", taken, from_numpy(back))
 
 
 def lengths(column: Column) -> npt.NDArray[np.int32]:

@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mmgauge.benchmarks.mmbench.scoring import TEST_ANSWERS, MMBenchResult, score_columns
-from mmgauge.benchmarks.mmbench.scoring_columns import Coded, group_codes, has_repeats
+from mmgauge.benchmarks.mmbench.scoring_columns import Coded, group_codes, has_repeats, is_dense
 from mmgauge.benchmarks.mmbench.tsv import COPY_STRIDE, OPTION_LETTERS, REQUIRED
 from mmgauge.benchmarks.mmbench.vlmevalkit import LABEL_COLUMNS, PANDAS_NA_TEXTS
 from mmgauge.core.errors import UserError
@@ -229,8 +229,9 @@ def _parse(source: str, columns: dict[str, Column], names: set[str]) -> Predicti
 
 def _repeats(index: IntArray) -> bool:
     """Whether an index occurs twice: a question number (index mod 1,000,000) twice with the same copy
-    number, counted per question and copy where copies are few, else `has_repeats`."""
-    if len(index) and index.min() >= 0:
+    number: `has_repeats` of the indexes where they are few enough to be marked in an array as long as the
+    largest, else counted per question and copy where copies are few."""
+    if len(index) and index.min() >= 0 and not is_dense(index):
         _, question, _ = group_codes(index % COPY_STRIDE)
         copy = index // COPY_STRIDE
         copies = int(copy.max()) + 1
