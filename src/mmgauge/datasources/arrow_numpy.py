@@ -217,9 +217,10 @@ def distinct(column: Column) -> tuple[list[Any], npt.NDArray[np.int64]]:
     return values.to_pylist(), codes
 
 
-def byte_lengths(column: Column) -> npt.NDArray[np.int64]:
-    """Bytes per cell of a string column (no nulls)."""
-    return to_numpy(compute("binary_length", column)).astype(np.int64)
+def byte_lengths(column: Column) -> npt.NDArray[np.integer[Any]]:
+    """Bytes per cell of a string column (no nulls), in arrow's integers (32-bit for `string`: a million-row
+    column's lengths are not widened into 8 MB of fresh memory only to be compared)."""
+    return to_numpy(compute("binary_length", column))
 
 
 def fixed_width(column: Column, width: int) -> npt.NDArray[np.bytes_]:

@@ -174,12 +174,14 @@ class CountColumns:
         return len(self.columns[0])
 
     def rows(self, start: int, stop: int) -> FloatArray:
+        """Rows start to stop, laid out a column at a time (Fortran order): each type's counts are copied
+        whole, and `ordered_matmul` reads them so without transposing the block."""
         import numpy as np
 
-        block = np.empty((min(stop, len(self)) - start, len(self.columns)), dtype=np.float64)
+        block = np.empty((len(self.columns), min(stop, len(self)) - start), dtype=np.float64)
         for j, column in enumerate(self.columns):
-            block[:, j] = column[start:stop]
-        return block
+            block[j] = column[start:stop]
+        return block.T
 
 
 def counts_from_csv(path: Path, language: str, ignore: list[str]) -> CountColumns | None:

@@ -78,9 +78,7 @@ class Predictions:
     def offered(self, literal: bool) -> list[BoolArray]:
         """Per letter, the rows offering it: with `literal` every given option, else as VLMEvalKit reads the
         file (an option pandas reads as missing is none)."""
-        if literal:
-            return self.given
-        return [given & ~missing for given, missing in zip(self.given, self.missing, strict=True)]
+        return _offered(self.given, self.missing, literal)
 
 
 @dataclass(frozen=True)
@@ -103,25 +101,40 @@ class _Labels:
 
 def score_prediction_columns(path: Path, *, literal_options: bool, seed: int) -> MMBenchResult | None:
     """The VLMEvalKit-form score of a TSV predictions file, or None when `tsv.load_table` must read it."""
+    from concurrent.futures import ThreadPoolExecutor
+
     read = _read(path)
-    table = None if read is None else _parse(str(path), *read)
-    if table is None:
+    if read is None or not _has_required(*read):
         return None
-    _, group_code, group_size = group_codes(table.group)
-    if not _first_copies_ok(group_code, table.copy, len(group_size)):
+    columns = read[0]
+    # The rows' numbers (index, g_index, answer) are checked in a worker while the options are read and the
+    # rules run here: arrow and numpy let go of the GIL for most of both (a million rows: some 0.15 s less
+    # on two cores). The rules are read before knowing whether the checks pass; if not, they go unused.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        checked = pool.submit(_keys, columns)
+        options = _options(columns)
+        rules = None if options is None else _rules(options, columns["prediction"], literal_options)
+        keys = checked.result()
+    if options is None or rules is None or keys is None or (keys.answer >= options.n_options).any():
         return None
-    letter, method = read_rules(table, literal=literal_options)
-    return score_read(table, letter, Coded(method, METHODS), group_size[group_code], literal=literal_options,
-                      seed=seed, short=bool((table.copy > 0).any()))
+    table = _table(str(path), columns, options, keys)
+    letter, method = rules
+    return score_read(table, letter, Coded(method, METHODS), keys.group_size[keys.group_code],
+                      literal=literal_options, seed=seed, short=bool((table.copy > 0).any()))
 
 
 def read_rules(table: Predictions, *, literal: bool) -> tuple[IntArray, IntArray]:
     """Every row's answer read by the rules: (letter code, method code) as `choice_columns` gives them."""
-    options = OptionColumns(table.letters, np.column_stack(table.offered(literal)), table.options)
-    texts, codes = encode(table.prediction)
+    return _rules(_Options(table.letters, table.options, table.given, table.missing), table.prediction,
+                  literal)
+
+
+def _rules(options: _Options, prediction: Column, literal: bool) -> tuple[IntArray, IntArray]:
+    offered = OptionColumns(options.letters, np.column_stack(options.offered(literal)), options.options)
+    texts, codes = encode(prediction)
     if not literal:
         texts = _read_as_nan(texts)
-    return match_codes(texts, codes, options)
+    return match_codes(texts, codes, offered)
 
 
 def score_read(table: Predictions, letter: IntArray, method: Coded, n_copies: IntArray, *, literal: bool,
@@ -191,26 +204,77 @@ def _scan(path: Path) -> tuple[bool, bool]:
     return ascii_only, quoted
 
 
-def _parse(source: str, columns: dict[str, Column], names: set[str]) -> Predictions | None:
-    """`tsv.parse_table` (need_prediction, not need_category) of a file with columns `names`; None where it
-    would raise."""
+@dataclass(frozen=True)
+class _Options:
+    """The option columns of a file, and per letter which cells hold an option and which read as missing
+    (as in `Predictions`)."""
+
+    letters: tuple[str, ...]
+    options: list[Column]
+    given: list[BoolArray]
+    missing: list[BoolArray]
+
+    @property
+    def n_options(self) -> IntArray:
+        return _count(self.given)
+
+    def offered(self, literal: bool) -> list[BoolArray]:
+        """As `Predictions.offered`."""
+        return _offered(self.given, self.missing, literal)
+
+
+def _offered(given: list[BoolArray], missing: list[BoolArray], literal: bool) -> list[BoolArray]:
+    if literal:
+        return given
+    return [cells & ~absent for cells, absent in zip(given, missing, strict=True)]
+
+
+@dataclass(frozen=True)
+class _Keys:
+    """What a file's index, g_index and answer columns give: each row's answer (option index, -1 for none),
+    question group and copy, and the groups numbered (`group_codes`)."""
+
+    answer: IntArray
+    group: IntArray
+    copy: IntArray
+    group_code: IntArray
+    group_size: IntArray
+
+
+# `tsv.parse_table` (need_prediction, not need_category) in three parts, each None where it would raise:
+# the columns there (`_has_required`), the options (`_options`), the rows' numbers (`_keys`); then no
+# answer may name a letter its row does not offer (`score_prediction_columns`), and `circular.base_positions`
+# must find a first copy in each group (`_keys`).
+
+
+def _has_required(columns: dict[str, Column], names: set[str]) -> bool:
     required = [c for c in REQUIRED if c != "category"] + ["prediction"]
-    if any(column not in names for column in required) or len(columns["index"]) == 0:
+    return all(column in names for column in required) and len(columns["index"]) > 0
+
+
+def _letters(columns: dict[str, Column]) -> tuple[str, ...]:
+    return tuple(OPTION_LETTERS[: next(
+        (i for i, letter in enumerate(OPTION_LETTERS) if letter not in columns), len(OPTION_LETTERS))])
+
+
+def _options(columns: dict[str, Column]) -> _Options | None:
+    letters = _letters(columns)
+    options = [columns[letter] for letter in letters]
+    read = [_option_cells(option) for option in options]
+    found = _Options(letters, options, [cells[0] for cells in read], [cells[1] for cells in read])
+    n_options = found.n_options
+    in_order = all(not (cells != (n_options > j)).any() for j, cells in enumerate(found.given))
+    if not in_order or (n_options < 2).any():
         return None
+    return found
+
+
+def _keys(columns: dict[str, Column]) -> _Keys | None:
     index = _integers(columns["index"])
     if index is None or _repeats(index):
         return None
-    letters = tuple(OPTION_LETTERS[: next(
-        (i for i, letter in enumerate(OPTION_LETTERS) if letter not in columns), len(OPTION_LETTERS))])
-    options = [columns[letter] for letter in letters]
-    read = [_option_cells(option) for option in options]
-    given = [cells[0] for cells in read]
-    n_options = _count(given)
-    in_order = all(not (cells != (n_options > j)).any() for j, cells in enumerate(given))
-    if not in_order or (n_options < 2).any():
-        return None
-    answer = _answers(columns.get("answer"), letters, len(index))
-    if answer is None or (answer >= n_options).any():
+    answer = _answers(columns.get("answer"), _letters(columns), len(index))
+    if answer is None:
         return None
     group = index % COPY_STRIDE
     cells = columns.get("g_index")
@@ -222,9 +286,17 @@ def _parse(source: str, columns: dict[str, Column], names: set[str]) -> Predicti
                 return None
             group = group.copy()
             group[named] = numbers
+    copy = index // COPY_STRIDE
+    _, group_code, group_size = group_codes(group)
+    if not _first_copies_ok(group_code, copy, len(group_size)):
+        return None
+    return _Keys(answer, group, copy, group_code, group_size)
+
+
+def _table(source: str, columns: dict[str, Column], options: _Options, keys: _Keys) -> Predictions:
     labels = {column: columns.get(column) for column in LABEL_COLUMNS}
-    return Predictions(source, letters, options, given, [cells[1] for cells in read], columns["prediction"],
-                       answer, group, index // COPY_STRIDE, labels)
+    return Predictions(source, options.letters, options.options, options.given, options.missing,
+                       columns["prediction"], keys.answer, keys.group, keys.copy, labels)
 
 
 def _repeats(index: IntArray) -> bool:
