@@ -15,8 +15,8 @@ but could change or go in any pyarrow release.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -28,6 +28,27 @@ if TYPE_CHECKING:
 
     #: A column as pyarrow gives it: one array, or the chunks a file was read in.
     Column: TypeAlias = pa.Array | pa.ChunkedArray
+
+_Read = TypeVar("_Read")
+
+
+def reading_meanwhile(read: Callable[[], _Read]) -> _Read:
+    """`read()`, a pyarrow file reader, while `pyarrow.compute` (which the column helpers need next) is
+    imported on another thread: the reader works without the GIL, and the import takes about as long as
+    reading a 100,000-row file."""
+    import importlib
+    import sys
+    import threading
+
+    if "pyarrow.compute" in sys.modules:
+        return read()
+    # A failed import is left to the helper that imports it next, which raises it there.
+    loader = threading.Thread(target=importlib.import_module, args=("pyarrow.compute",), daemon=True)
+    loader.start()
+    try:
+        return read()
+    finally:
+        loader.join()
 
 
 def compute(function: str, *args: Any, options: Any = None) -> Any:

@@ -193,7 +193,7 @@ def counts_from_csv(path: Path, language: str, ignore: list[str]) -> CountColumn
     import pyarrow.csv as pacsv
 
     from mmgauge.benchmarks.m3gia.gia import load_published_model, question_counts
-    from mmgauge.datasources.arrow_numpy import to_numpy
+    from mmgauge.datasources.arrow_numpy import reading_meanwhile, to_numpy
 
     if not path.is_file() or is_workbook(path):
         return None
@@ -202,7 +202,7 @@ def counts_from_csv(path: Path, language: str, ignore: list[str]) -> CountColumn
     # would infer (a cell that is not a whole number in range fails the read, and the plain path names it).
     small = pacsv.ConvertOptions(column_types=dict.fromkeys(indicators, pa.int16()))
     try:
-        table = pacsv.read_csv(path, convert_options=small)
+        table = reading_meanwhile(lambda: pacsv.read_csv(path, convert_options=small))
     except (pa.ArrowInvalid, OSError):
         return None
     names = table.column_names

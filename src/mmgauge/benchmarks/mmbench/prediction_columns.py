@@ -35,6 +35,7 @@ from mmgauge.datasources.arrow_numpy import (
     encode,
     from_numpy,
     in_set,
+    reading_meanwhile,
     string_buffers,
     strings,
     take,
@@ -178,14 +179,14 @@ def _read(path: Path) -> tuple[dict[str, Column], set[str]] | None:
     kept = [old for old, new in zip(names, renamed, strict=True)
             if old != "image" and (not ascii_only or new in _SCORED)]
     try:
-        table = pacsv.read_csv(
+        table = reading_meanwhile(lambda: pacsv.read_csv(
             path,
             read_options=pacsv.ReadOptions(column_names=names, skip_rows=1),
             convert_options=pacsv.ConvertOptions(
                 column_types=dict.fromkeys(names, pa.string()), strings_can_be_null=False,
                 quoted_strings_can_be_null=False, include_columns=kept),
             parse_options=pacsv.ParseOptions(delimiter="\t", newlines_in_values=quoted),
-        )
+        ))
     except (pa.ArrowInvalid, UnicodeDecodeError):
         return None
     # Only the columns scoring reads are kept: the others (a question's text, its hint) were read only to
