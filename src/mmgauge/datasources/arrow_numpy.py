@@ -32,18 +32,24 @@ if TYPE_CHECKING:
 _Read = TypeVar("_Read")
 
 
-def reading_meanwhile(read: Callable[[], _Read]) -> _Read:
-    """`read()`, a pyarrow file reader, while `pyarrow.compute` (which the column helpers need next) is
-    imported on another thread: the reader works without the GIL, and the import takes about as long as
-    reading a 100,000-row file."""
+def reading_meanwhile(read: Callable[[], _Read], *modules: str) -> _Read:
+    """`read()`, a pyarrow file reader, while `pyarrow.compute` (which the column helpers need next) and the
+    caller's `modules` are imported on another thread: the reader works without the GIL, and those imports
+    take about as long as reading a 100,000-row file."""
     import importlib
     import sys
     import threading
 
-    if "pyarrow.compute" in sys.modules:
+    wanted = [name for name in ("pyarrow.compute", *modules) if name not in sys.modules]
+    if not wanted:
         return read()
-    # A failed import is left to the helper that imports it next, which raises it there.
-    loader = threading.Thread(target=importlib.import_module, args=("pyarrow.compute",), daemon=True)
+
+    def load() -> None:
+        for name in wanted:
+            importlib.import_module(name)
+
+    # A failed import is left to the code that imports the module next, which raises it there.
+    loader = threading.Thread(target=load, daemon=True)
     loader.start()
     try:
         return read()

@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Final
 import numpy as np
 import numpy.typing as npt
 
-from mmgauge.benchmarks.mmbench.scoring import TEST_ANSWERS, MMBenchResult, score_columns
 from mmgauge.benchmarks.mmbench.scoring_columns import Coded, group_codes, has_repeats, is_dense
 from mmgauge.benchmarks.mmbench.tsv import COPY_STRIDE, OPTION_LETTERS, REQUIRED
 from mmgauge.benchmarks.mmbench.vlmevalkit import LABEL_COLUMNS, PANDAS_NA_TEXTS
@@ -47,6 +46,7 @@ from mmgauge.extraction.choice_rules import METHODS
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from mmgauge.benchmarks.mmbench.scoring import MMBenchResult
     from mmgauge.datasources.arrow_numpy import Column
 
 IntArray = npt.NDArray[np.int64]
@@ -54,6 +54,8 @@ BoolArray = npt.NDArray[np.bool_]
 
 _TEXT_SUFFIXES: Final = (".tsv", ".txt")
 _NA_WORDS: Final = sorted(PANDAS_NA_TEXTS - {""})
+#: The module of `score_columns`.
+_SCORER: Final = "mmgauge.benchmarks.mmbench.scoring"
 #: Up to this many copies, repeated indexes are counted per question and copy.
 _COUNTED_COPIES: Final = 16
 _NA_BYTES: Final = max(len(text.encode("utf-8")) for text in PANDAS_NA_TEXTS)
@@ -143,6 +145,8 @@ def score_read(table: Predictions, letter: IntArray, method: Coded, n_copies: In
                ) -> MMBenchResult:
     """CircularEval of the answers read (`letter` codes, after any judge), groups needing `n_copies`; `short`
     counts groups holding fewer copies than options (files read as VLMEvalKit groups them)."""
+    from mmgauge.benchmarks.mmbench.scoring import TEST_ANSWERS, score_columns
+
     has_answer = table.answer >= 0
     labels = {column: _Labels(table.labels[column], literal) for column in LABEL_COLUMNS}
     result = score_columns(
@@ -179,6 +183,7 @@ def _read(path: Path) -> tuple[dict[str, Column], set[str]] | None:
     kept = [old for old, new in zip(names, renamed, strict=True)
             if old != "image" and (not ascii_only or new in _SCORED)]
     try:
+        # The scorer (pydantic and all) is imported while the file is read: it is needed only after.
         table = reading_meanwhile(lambda: pacsv.read_csv(
             path,
             read_options=pacsv.ReadOptions(column_names=names, skip_rows=1),
@@ -186,7 +191,7 @@ def _read(path: Path) -> tuple[dict[str, Column], set[str]] | None:
                 column_types=dict.fromkeys(names, pa.string()), strings_can_be_null=False,
                 quoted_strings_can_be_null=False, include_columns=kept),
             parse_options=pacsv.ParseOptions(delimiter="\t", newlines_in_values=quoted),
-        ))
+        ), _SCORER)
     except (pa.ArrowInvalid, UnicodeDecodeError):
         return None
     # Only the columns scoring reads are kept: the others (a question's text, its hint) were read only to
