@@ -328,10 +328,13 @@ def _option_cells(option: Column) -> tuple[BoolArray, BoolArray]:
     size = byte_lengths(option)
     given = size > 0
     short = np.flatnonzero(size <= _NA_BYTES)  # only these can read as missing
+    cells = take(option, short)  # one array: the next take is from it, not from the file's chunks
+    missing_short = in_set(cells, sorted(PANDAS_NA_TEXTS))
     missing = np.zeros(len(size), dtype=bool)
-    missing[short] = in_set(take(option, short), sorted(PANDAS_NA_TEXTS))
-    suspect = np.flatnonzero(missing & given)
-    values, codes = distinct(take(option, suspect))
+    missing[short] = missing_short
+    among_short = np.flatnonzero(missing_short & given[short])
+    suspect = short[among_short]
+    values, codes = distinct(take(cells, among_short))
     given[suspect[np.array([value == "nan" for value in values], dtype=bool)[codes]]] = False
     return given, missing
 
