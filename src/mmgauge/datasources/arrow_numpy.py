@@ -141,7 +141,8 @@ def take(column: Column, rows: npt.NDArray[np.int64]) -> Column:
     starts[1:] = np.cumsum([len(chunk) for chunk in column.chunks])
     cuts = np.searchsorted(asked, starts).tolist()
     pieces = [compute("take", chunk, from_numpy(asked[low:high] - start))
-              for chunk, start, low, high in zip(column.chunks, starts.tolist(), cuts, cuts[1:])
+              for chunk, start, low, high in zip(column.chunks, starts[:-1].tolist(), cuts[:-1], cuts[1:],
+                                                 strict=True)
               if high > low]
     taken: pa.Array = pa.concat_arrays(pieces) if pieces else column.chunk(0).slice(0, 0)
     if order is None:

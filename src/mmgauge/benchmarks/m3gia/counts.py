@@ -181,7 +181,8 @@ class CountColumns:
         block = np.empty((len(self.columns), min(stop, len(self)) - start), dtype=np.float64)
         for j, column in enumerate(self.columns):
             block[j] = column[start:stop]
-        return block.T
+        rows: FloatArray = block.T
+        return rows
 
 
 def counts_from_csv(path: Path, language: str, ignore: list[str]) -> CountColumns | None:

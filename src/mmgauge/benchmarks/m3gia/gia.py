@@ -187,7 +187,7 @@ class PublishedModel:
         weights = self.weights().T
         # A factor at a time (Fortran order), as `ordered_matmul` makes each block: copied without
         # transposing, and each factor's column of scores is contiguous for the writers.
-        scores = np.empty((weights.shape[1], len(x)), dtype=np.float64).T
+        scores: FloatArray = np.empty((weights.shape[1], len(x)), dtype=np.float64).T
         for start, stop in pairwise([*range(0, len(x), SCORE_BLOCK_ROWS), len(x)]):
             rows = x[start:stop] if isinstance(x, np.ndarray) else x.rows(start, stop)
             block = ordered_matmul(rows - self.nu, weights)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
     from mmgauge.datasources.arrow_numpy import Column
 
 IntArray = npt.NDArray[np.int64]
+CountArray = npt.NDArray[np.int8]
 BoolArray = npt.NDArray[np.bool_]
 
 _TEXT_SUFFIXES: Final = (".tsv", ".txt")
@@ -214,7 +216,7 @@ def _scan(path: Path) -> tuple[bool, bool]:
     return ascii_only, quoted
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Options:
     """The option columns of a file, and per letter which cells hold an option and which read as missing
     (as in `Predictions`)."""
@@ -224,8 +226,8 @@ class _Options:
     given: list[BoolArray]
     missing: list[BoolArray]
 
-    @property
-    def n_options(self) -> IntArray:
+    @cached_property
+    def n_options(self) -> CountArray:
         return _count(self.given)
 
     def offered(self, literal: bool) -> list[BoolArray]:
@@ -387,9 +389,9 @@ def _read_as_nan(texts: pa.Array) -> pa.Array:
     return replaced
 
 
-def _count(flags: list[BoolArray]) -> IntArray:
-    """Per row, how many of the (per-letter) flags are set."""
-    count = np.zeros(len(flags[0]), dtype=np.int64)
+def _count(flags: list[BoolArray]) -> CountArray:
+    """Per row, how many of the (per-letter) flags are set (at most 9: one byte a row, not eight)."""
+    count = np.zeros(len(flags[0]), dtype=np.int8)
     for column in flags:
         count += column
     return count

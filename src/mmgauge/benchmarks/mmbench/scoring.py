@@ -232,7 +232,8 @@ def _ci_by_label(right: npt.NDArray[np.float64], labels: _Labels) -> dict[str, I
             for name, k, n in zip(labels.names, sums.tolist(), sizes.tolist(), strict=True) if name}
 
 
-def _count_in(codes: npt.NDArray[np.int64], rows: npt.NDArray[np.bool_], groups: int) -> npt.NDArray[np.int64]:
+def _count_in(codes: npt.NDArray[np.int64], rows: npt.NDArray[np.bool_], groups: int,
+              ) -> npt.NDArray[np.int64]:
     """How many of the rows `rows` marks each group holds (row r is in group `codes[r]`)."""
     counts: npt.NDArray[np.int64] = np.bincount(codes[np.asarray(rows, dtype=bool)], minlength=groups)
     return counts
