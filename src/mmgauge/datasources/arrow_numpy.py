@@ -281,4 +281,4 @@ def string_buffers(column: Column) -> tuple[npt.NDArray[np.int64], npt.NDArray[n
                             offset=array.offset * width.itemsize)
     data = np.zeros(0, dtype=np.uint8) if data_buffer is None else np.frombuffer(data_buffer, dtype=np.uint8)
     start, end = int(offsets[0]), int(offsets[-1])
-    return offsets.astype(np.int64) - start, data[start:end]
+    return np.subtract(offsets, start, dtype=np.int64), data[start:end]  # one new array, not two

@@ -358,13 +358,15 @@ def _answers(column: Column | None, letters: tuple[str, ...], rows: int) -> IntA
     if column is None:
         return np.full(rows, -1, dtype=np.int64)
     # The common answer, one option letter, straight from the bytes; any other through its text.
+    # (Option indexes in a byte a row until the end: the arrays of a million rows are most of the cost.)
     offsets, data = string_buffers(column)
-    by_byte = np.full(256, -1, dtype=np.int64)
+    by_byte = np.full(256, -1, dtype=np.int8)
     by_byte[[ord(letter) for letter in letters]] = np.arange(len(letters))
-    answer = np.full(rows, -1, dtype=np.int64)
-    single = np.flatnonzero(np.diff(offsets) == 1)
-    answer[single] = by_byte[data[offsets[single]]]
-    other = np.flatnonzero(answer < 0)
+    single = np.diff(offsets) == 1
+    found = np.full(rows, -1, dtype=np.int8)
+    found[single] = by_byte[data[offsets[:-1][single]]]
+    answer = found.astype(np.int64)
+    other = np.flatnonzero(found < 0)
     values, codes = distinct(take(column, other))
     position = {letter: i for i, letter in enumerate(letters)} | {"": -1}
     read = [position.get(str(value).strip(), 99) for value in values]
