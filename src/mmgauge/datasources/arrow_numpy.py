@@ -46,9 +46,11 @@ def reading_meanwhile(read: Callable[[], _Read], *modules: str) -> _Read:
 
     def load() -> None:
         for name in wanted:
-            importlib.import_module(name)
+            try:
+                importlib.import_module(name)
+            except Exception:  # left to the code importing it next, which raises it there
+                return
 
-    # A failed import is left to the code that imports the module next, which raises it there.
     loader = threading.Thread(target=load, daemon=True)
     loader.start()
     try:

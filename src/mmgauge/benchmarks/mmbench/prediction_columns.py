@@ -113,8 +113,9 @@ def score_prediction_columns(path: Path, *, literal_options: bool, seed: int) ->
         return None
     columns = read[0]
     # The rows' numbers (index, g_index, answer) are checked in a worker while the options are read and the
-    # rules run here: arrow and numpy let go of the GIL for most of both (a million rows: some 0.15 s less
-    # on two cores). The rules are read before knowing whether the checks pass; if not, they go unused.
+    # rules run here: arrow and numpy let go of the GIL for most of both, so on two free cores the checks
+    # take no time of their own (on a busy machine the two take as long as one after the other). The rules
+    # are read before knowing whether the checks pass; if not, they go unused.
     with ThreadPoolExecutor(max_workers=1) as pool:
         checked = pool.submit(_keys, columns)
         options = _options(columns)
