@@ -24,8 +24,9 @@ from typing import TYPE_CHECKING, Final
 import numpy as np
 import numpy.typing as npt
 
-from mmgauge.benchmarks.mmbench.scoring_columns import Coded, group_codes, has_repeats, is_dense
-from mmgauge.benchmarks.mmbench.tsv import COPY_STRIDE, OPTION_LETTERS, REQUIRED
+from mmgauge.benchmarks.mmbench.prediction_keys import Keys, keys_of, letters_of
+from mmgauge.benchmarks.mmbench.scoring_columns import Coded
+from mmgauge.benchmarks.mmbench.tsv import OPTION_LETTERS, REQUIRED
 from mmgauge.benchmarks.mmbench.vlmevalkit import LABEL_COLUMNS, PANDAS_NA_TEXTS
 from mmgauge.core.errors import UserError
 from mmgauge.datasources.arrow_numpy import (
@@ -36,11 +37,10 @@ from mmgauge.datasources.arrow_numpy import (
     from_numpy,
     in_set,
     reading_meanwhile,
-    string_buffers,
     strings,
     take,
-    to_numpy,
 )
+from mmgauge.extraction.choice_answers import AnswerFacts, answer_facts
 from mmgauge.extraction.choice_columns import OptionColumns, match_codes
 from mmgauge.extraction.choice_rules import METHODS
 
@@ -58,8 +58,6 @@ _TEXT_SUFFIXES: Final = (".tsv", ".txt")
 _NA_WORDS: Final = sorted(PANDAS_NA_TEXTS - {""})
 #: The module of `score_columns`.
 _SCORER: Final = "mmgauge.benchmarks.mmbench.scoring"
-#: Up to this many copies, repeated indexes are counted per question and copy.
-_COUNTED_COPIES: Final = 16
 _NA_BYTES: Final = max(len(text.encode("utf-8")) for text in PANDAS_NA_TEXTS)
 #: The columns scoring reads; `question` need only be there.
 _SCORED: Final = frozenset({"index", "answer", "g_index", "prediction", *LABEL_COLUMNS, *OPTION_LETTERS})
@@ -116,10 +114,12 @@ def score_prediction_columns(path: Path, *, literal_options: bool, seed: int) ->
     # rules run here: arrow and numpy let go of the GIL for most of both, so on two free cores the checks
     # take no time of their own (on a busy machine the two take as long as one after the other). The rules
     # are read before knowing whether the checks pass; if not, they go unused.
+    # What rules 1-3 see in each distinct answer needs no options: the worker reads it first.
     with ThreadPoolExecutor(max_workers=1) as pool:
-        checked = pool.submit(_keys, columns)
+        answers = pool.submit(_answers_read, columns["prediction"], letters_of(columns), literal_options)
+        checked = pool.submit(keys_of, columns)
         options = _options(columns)
-        rules = None if options is None else _rules(options, columns["prediction"], literal_options)
+        rules = None if options is None else _rules(options, answers.result())
         keys = checked.result()
     if options is None or rules is None or keys is None or (keys.answer >= options.n_options).any():
         return None
@@ -131,16 +131,32 @@ def score_prediction_columns(path: Path, *, literal_options: bool, seed: int) ->
 
 def read_rules(table: Predictions, *, literal: bool) -> tuple[IntArray, IntArray]:
     """Every row's answer read by the rules: (letter code, method code) as `choice_columns` gives them."""
-    return _rules(_Options(table.letters, table.options, table.given, table.missing), table.prediction,
-                  literal)
+    return _rules(_Options(table.letters, table.options, table.given, table.missing),
+                  _answers_read(table.prediction, table.letters, literal))
 
 
-def _rules(options: _Options, prediction: Column, literal: bool) -> tuple[IntArray, IntArray]:
-    offered = OptionColumns(options.letters, np.column_stack(options.offered(literal)), options.options)
+@dataclass(frozen=True)
+class _Answers:
+    """The answers as the rules read them: each distinct text once, each row's number among them, and what
+    rules 1-3 see in each text; and whether options pandas reads as missing are kept."""
+
+    texts: pa.Array
+    codes: IntArray
+    facts: AnswerFacts
+    literal: bool
+
+
+def _answers_read(prediction: Column, letters: tuple[str, ...], literal: bool) -> _Answers:
     texts, codes = encode(prediction)
     if not literal:
         texts = _read_as_nan(texts)
-    return match_codes(texts, codes, offered)
+    return _Answers(texts, codes, answer_facts(texts, letters), literal)
+
+
+def _rules(options: _Options, answers: _Answers) -> tuple[IntArray, IntArray]:
+    offered = OptionColumns(options.letters, np.column_stack(options.offered(answers.literal)),
+                            options.options)
+    return match_codes(answers.texts, answers.codes, offered, answers.facts)
 
 
 def score_read(table: Predictions, letter: IntArray, method: Coded, n_copies: IntArray, *, literal: bool,
@@ -242,22 +258,10 @@ def _offered(given: list[BoolArray], missing: list[BoolArray], literal: bool) ->
     return [cells & ~absent for cells, absent in zip(given, missing, strict=True)]
 
 
-@dataclass(frozen=True)
-class _Keys:
-    """What a file's index, g_index and answer columns give: each row's answer (option index, -1 for none),
-    question group and copy, and the groups numbered (`group_codes`)."""
-
-    answer: IntArray
-    group: IntArray
-    copy: IntArray
-    group_code: IntArray
-    group_size: IntArray
-
-
 # `tsv.parse_table` (need_prediction, not need_category) in three parts, each None where it would raise:
-# the columns there (`_has_required`), the options (`_options`), the rows' numbers (`_keys`); then no
-# answer may name a letter its row does not offer (`score_prediction_columns`), and `circular.base_positions`
-# must find a first copy in each group (`_keys`).
+# the columns there (`_has_required`), the options (`_options`), the rows' numbers (`prediction_keys`,
+# which also checks what `circular.base_positions` does); then no answer may name a letter its row does not
+# offer (`score_prediction_columns`).
 
 
 def _has_required(columns: dict[str, Column], names: set[str]) -> bool:
@@ -265,13 +269,8 @@ def _has_required(columns: dict[str, Column], names: set[str]) -> bool:
     return all(column in names for column in required) and len(columns["index"]) > 0
 
 
-def _letters(columns: dict[str, Column]) -> tuple[str, ...]:
-    return tuple(OPTION_LETTERS[: next(
-        (i for i, letter in enumerate(OPTION_LETTERS) if letter not in columns), len(OPTION_LETTERS))])
-
-
 def _options(columns: dict[str, Column]) -> _Options | None:
-    letters = _letters(columns)
+    letters = letters_of(columns)
     options = [columns[letter] for letter in letters]
     read = [_option_cells(option) for option in options]
     found = _Options(letters, options, [cells[0] for cells in read], [cells[1] for cells in read])
@@ -282,47 +281,10 @@ def _options(columns: dict[str, Column]) -> _Options | None:
     return found
 
 
-def _keys(columns: dict[str, Column]) -> _Keys | None:
-    index = _integers(columns["index"])
-    if index is None or _repeats(index):
-        return None
-    answer = _answers(columns.get("answer"), _letters(columns), len(index))
-    if answer is None:
-        return None
-    group = index % COPY_STRIDE
-    cells = columns.get("g_index")
-    if cells is not None:
-        named = byte_lengths(cells) > 0
-        if named.any():
-            numbers = _integers(compute("filter", cells, from_numpy(named)))
-            if numbers is None:
-                return None
-            group = group.copy()
-            group[named] = numbers
-    copy = index // COPY_STRIDE
-    _, group_code, group_size = group_codes(group)
-    if not _first_copies_ok(group_code, copy, len(group_size)):
-        return None
-    return _Keys(answer, group, copy, group_code, group_size)
-
-
-def _table(source: str, columns: dict[str, Column], options: _Options, keys: _Keys) -> Predictions:
+def _table(source: str, columns: dict[str, Column], options: _Options, keys: Keys) -> Predictions:
     labels = {column: columns.get(column) for column in LABEL_COLUMNS}
     return Predictions(source, options.letters, options.options, options.given, options.missing,
                        columns["prediction"], keys.answer, keys.group, keys.copy, labels)
-
-
-def _repeats(index: IntArray) -> bool:
-    """Whether an index occurs twice: a question number (index mod 1,000,000) twice with the same copy
-    number: `has_repeats` of the indexes where they are few enough to be marked in an array as long as the
-    largest, else counted per question and copy where copies are few."""
-    if len(index) and index.min() >= 0 and not is_dense(index):
-        _, question, _ = group_codes(index % COPY_STRIDE)
-        copy = index // COPY_STRIDE
-        copies = int(copy.max()) + 1
-        if copies <= _COUNTED_COPIES:
-            return has_repeats(question * copies + copy)
-    return has_repeats(index)
 
 
 def _option_cells(option: Column) -> tuple[BoolArray, BoolArray]:
@@ -340,47 +302,6 @@ def _option_cells(option: Column) -> tuple[BoolArray, BoolArray]:
     values, codes = distinct(take(cells, among_short))
     given[suspect[np.array([value == "nan" for value in values], dtype=bool)[codes]]] = False
     return given, missing
-
-
-def _integers(column: Column) -> IntArray | None:
-    import pyarrow as pa
-
-    from mmgauge.datasources.arrow_numpy import as_integers
-
-    try:
-        numbers = to_numpy(as_integers(column))
-    except (pa.ArrowInvalid, ValueError):
-        return None  # the reference reader also takes 12.0 and names what is not a whole number
-    return np.asarray(numbers, dtype=np.int64)
-
-
-def _answers(column: Column | None, letters: tuple[str, ...], rows: int) -> IntArray | None:
-    """Each answer's option index (-1 for none); None when an answer is not an option letter."""
-    if column is None:
-        return np.full(rows, -1, dtype=np.int64)
-    # The common answer, one option letter, straight from the bytes; any other through its text.
-    # (Option indexes in a byte a row until the end: the arrays of a million rows are most of the cost.)
-    offsets, data = string_buffers(column)
-    by_byte = np.full(256, -1, dtype=np.int8)
-    by_byte[[ord(letter) for letter in letters]] = np.arange(len(letters))
-    single = np.diff(offsets) == 1
-    found = np.full(rows, -1, dtype=np.int8)
-    found[single] = by_byte[data[offsets[:-1][single]]]
-    answer = found.astype(np.int64)
-    other = np.flatnonzero(found < 0)
-    values, codes = distinct(take(column, other))
-    position = {letter: i for i, letter in enumerate(letters)} | {"": -1}
-    read = [position.get(str(value).strip(), 99) for value in values]
-    if 99 in read:
-        return None
-    answer[other] = np.array(read, dtype=np.int64)[codes] if len(codes) else -1
-    return answer
-
-
-def _first_copies_ok(group_code: IntArray, copy: IntArray, groups: int) -> bool:
-    """`circular.base_positions` finds no problem: every group has exactly one first copy."""
-    firsts = np.bincount(group_code[copy == 0], minlength=groups)
-    return bool((firsts == 1).all())
 
 
 def _read_as_nan(texts: pa.Array) -> pa.Array:
