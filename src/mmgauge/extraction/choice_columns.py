@@ -76,9 +76,12 @@ def match_columns(predictions: Column, options: OptionColumns) -> tuple[IntArray
     return match_codes(texts, codes, options)
 
 
-def match_codes(texts: pa.Array, codes: IntArray, options: OptionColumns) -> tuple[IntArray, IntArray]:
-    """`match_columns` of the answers `texts[codes]` (each distinct text once in `texts`)."""
-    letter, method = _decide(answer_facts(texts, options.letters), codes, options.offered)
+def match_codes(texts: pa.Array, codes: IntArray, options: OptionColumns, facts: AnswerFacts | None = None,
+                ) -> tuple[IntArray, IntArray]:
+    """`match_columns` of the answers `texts[codes]` (each distinct text once in `texts`); `facts`:
+    `answer_facts(texts, options.letters)`, where the caller has read them already (they need no options)."""
+    read = answer_facts(texts, options.letters) if facts is None else facts
+    letter, method = _decide(read, codes, options.offered)
     undecided = method == CODE[UNRESOLVED]
     _rule_4(texts, codes, np.flatnonzero(undecided), options, letter, method)
     return letter, method

@@ -174,12 +174,15 @@ class CountColumns:
         return len(self.columns[0])
 
     def rows(self, start: int, stop: int) -> FloatArray:
+        """Rows start to stop, laid out a column at a time (Fortran order): each type's counts are copied
+        whole, and `ordered_matmul` reads them so without transposing the block."""
         import numpy as np
 
-        block = np.empty((min(stop, len(self)) - start, len(self.columns)), dtype=np.float64)
+        block = np.empty((len(self.columns), min(stop, len(self)) - start), dtype=np.float64)
         for j, column in enumerate(self.columns):
-            block[:, j] = column[start:stop]
-        return block
+            block[j] = column[start:stop]
+        rows: FloatArray = block.T
+        return rows
 
 
 def counts_from_csv(path: Path, language: str, ignore: list[str]) -> CountColumns | None:
@@ -191,7 +194,7 @@ def counts_from_csv(path: Path, language: str, ignore: list[str]) -> CountColumn
     import pyarrow.csv as pacsv
 
     from mmgauge.benchmarks.m3gia.gia import load_published_model, question_counts
-    from mmgauge.datasources.arrow_numpy import to_numpy
+    from mmgauge.datasources.arrow_numpy import reading_meanwhile, to_numpy
 
     if not path.is_file() or is_workbook(path):
         return None
@@ -200,7 +203,7 @@ def counts_from_csv(path: Path, language: str, ignore: list[str]) -> CountColumn
     # would infer (a cell that is not a whole number in range fails the read, and the plain path names it).
     small = pacsv.ConvertOptions(column_types=dict.fromkeys(indicators, pa.int16()))
     try:
-        table = pacsv.read_csv(path, convert_options=small)
+        table = reading_meanwhile(lambda: pacsv.read_csv(path, convert_options=small))
     except (pa.ArrowInvalid, OSError):
         return None
     names = table.column_names

@@ -185,7 +185,9 @@ class PublishedModel:
         is summed in a fixed order (`ordered_matmul`), so a row's scores are the same to the last bit
         whatever the block sizes and the BLAS thread count."""
         weights = self.weights().T
-        scores = np.empty((len(x), weights.shape[1]), dtype=np.float64)
+        # A factor at a time (Fortran order), as `ordered_matmul` makes each block: copied without
+        # transposing, and each factor's column of scores is contiguous for the writers.
+        scores: FloatArray = np.empty((weights.shape[1], len(x)), dtype=np.float64).T
         for start, stop in pairwise([*range(0, len(x), SCORE_BLOCK_ROWS), len(x)]):
             rows = x[start:stop] if isinstance(x, np.ndarray) else x.rows(start, stop)
             block = ordered_matmul(rows - self.nu, weights)

@@ -17,15 +17,16 @@ from __future__ import annotations
 
 import csv
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 import numpy as np
 import numpy.typing as npt
 
-from mmgauge.benchmarks.mmbench.scoring import TEST_ANSWERS, MMBenchResult, score_columns
-from mmgauge.benchmarks.mmbench.scoring_columns import Coded, group_codes, has_repeats
-from mmgauge.benchmarks.mmbench.tsv import COPY_STRIDE, OPTION_LETTERS, REQUIRED
+from mmgauge.benchmarks.mmbench.prediction_keys import Keys, keys_of, letters_of
+from mmgauge.benchmarks.mmbench.scoring_columns import Coded
+from mmgauge.benchmarks.mmbench.tsv import OPTION_LETTERS, REQUIRED
 from mmgauge.benchmarks.mmbench.vlmevalkit import LABEL_COLUMNS, PANDAS_NA_TEXTS
 from mmgauge.core.errors import UserError
 from mmgauge.datasources.arrow_numpy import (
@@ -35,29 +36,31 @@ from mmgauge.datasources.arrow_numpy import (
     encode,
     from_numpy,
     in_set,
-    string_buffers,
+    reading_meanwhile,
     strings,
     take,
-    to_numpy,
 )
+from mmgauge.extraction.choice_answers import AnswerFacts, answer_facts
 from mmgauge.extraction.choice_columns import OptionColumns, match_codes
 from mmgauge.extraction.choice_rules import METHODS
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from mmgauge.benchmarks.mmbench.scoring import MMBenchResult
     from mmgauge.datasources.arrow_numpy import Column
 
 IntArray = npt.NDArray[np.int64]
+CountArray = npt.NDArray[np.int8]
 BoolArray = npt.NDArray[np.bool_]
 
 _TEXT_SUFFIXES: Final = (".tsv", ".txt")
 _NA_WORDS: Final = sorted(PANDAS_NA_TEXTS - {""})
-#: Up to this many copies, repeated indexes are counted per question and copy.
-_COUNTED_COPIES: Final = 16
+#: The module of `score_columns`.
+_SCORER: Final = "mmgauge.benchmarks.mmbench.scoring"
 _NA_BYTES: Final = max(len(text.encode("utf-8")) for text in PANDAS_NA_TEXTS)
-#: The columns scoring reads (besides the option letters); `question` need only be there.
-_SCORED: Final = ("index", "answer", "g_index", "prediction", *LABEL_COLUMNS)
+#: The columns scoring reads; `question` need only be there.
+_SCORED: Final = frozenset({"index", "answer", "g_index", "prediction", *LABEL_COLUMNS, *OPTION_LETTERS})
 
 
 @dataclass
@@ -78,9 +81,7 @@ class Predictions:
     def offered(self, literal: bool) -> list[BoolArray]:
         """Per letter, the rows offering it: with `literal` every given option, else as VLMEvalKit reads the
         file (an option pandas reads as missing is none)."""
-        if literal:
-            return self.given
-        return [given & ~missing for given, missing in zip(self.given, self.missing, strict=True)]
+        return _offered(self.given, self.missing, literal)
 
 
 @dataclass(frozen=True)
@@ -103,25 +104,59 @@ class _Labels:
 
 def score_prediction_columns(path: Path, *, literal_options: bool, seed: int) -> MMBenchResult | None:
     """The VLMEvalKit-form score of a TSV predictions file, or None when `tsv.load_table` must read it."""
+    from concurrent.futures import ThreadPoolExecutor
+
     read = _read(path)
-    table = None if read is None else _parse(str(path), *read)
-    if table is None:
+    if read is None or not _has_required(*read):
         return None
-    _, group_code, group_size = group_codes(table.group)
-    if not _first_copies_ok(group_code, table.copy, len(group_size)):
+    columns = read[0]
+    # The rows' numbers (index, g_index, answer) are checked in a worker while the options are read and the
+    # rules run here: arrow and numpy let go of the GIL for most of both, so on two free cores the checks
+    # take no time of their own (on a busy machine the two take as long as one after the other). The rules
+    # are read before knowing whether the checks pass; if not, they go unused.
+    # What rules 1-3 see in each distinct answer needs no options: the worker reads it first.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        answers = pool.submit(_answers_read, columns["prediction"], letters_of(columns), literal_options)
+        checked = pool.submit(keys_of, columns)
+        options = _options(columns)
+        rules = None if options is None else _rules(options, answers.result())
+        keys = checked.result()
+    if options is None or rules is None or keys is None or (keys.answer >= options.n_options).any():
         return None
-    letter, method = read_rules(table, literal=literal_options)
-    return score_read(table, letter, Coded(method, METHODS), group_size[group_code], literal=literal_options,
-                      seed=seed, short=bool((table.copy > 0).any()))
+    table = _table(str(path), columns, options, keys)
+    letter, method = rules
+    return score_read(table, letter, Coded(method, METHODS), keys.group_size[keys.group_code],
+                      literal=literal_options, seed=seed, short=bool((table.copy > 0).any()))
 
 
 def read_rules(table: Predictions, *, literal: bool) -> tuple[IntArray, IntArray]:
     """Every row's answer read by the rules: (letter code, method code) as `choice_columns` gives them."""
-    options = OptionColumns(table.letters, np.column_stack(table.offered(literal)), table.options)
-    texts, codes = encode(table.prediction)
+    return _rules(_Options(table.letters, table.options, table.given, table.missing),
+                  _answers_read(table.prediction, table.letters, literal))
+
+
+@dataclass(frozen=True)
+class _Answers:
+    """The answers as the rules read them: each distinct text once, each row's number among them, and what
+    rules 1-3 see in each text; and whether options pandas reads as missing are kept."""
+
+    texts: pa.Array
+    codes: IntArray
+    facts: AnswerFacts
+    literal: bool
+
+
+def _answers_read(prediction: Column, letters: tuple[str, ...], literal: bool) -> _Answers:
+    texts, codes = encode(prediction)
     if not literal:
         texts = _read_as_nan(texts)
-    return match_codes(texts, codes, options)
+    return _Answers(texts, codes, answer_facts(texts, letters), literal)
+
+
+def _rules(options: _Options, answers: _Answers) -> tuple[IntArray, IntArray]:
+    offered = OptionColumns(options.letters, np.column_stack(options.offered(answers.literal)),
+                            options.options)
+    return match_codes(answers.texts, answers.codes, offered, answers.facts)
 
 
 def score_read(table: Predictions, letter: IntArray, method: Coded, n_copies: IntArray, *, literal: bool,
@@ -129,6 +164,8 @@ def score_read(table: Predictions, letter: IntArray, method: Coded, n_copies: In
                ) -> MMBenchResult:
     """CircularEval of the answers read (`letter` codes, after any judge), groups needing `n_copies`; `short`
     counts groups holding fewer copies than options (files read as VLMEvalKit groups them)."""
+    from mmgauge.benchmarks.mmbench.scoring import TEST_ANSWERS, score_columns
+
     has_answer = table.answer >= 0
     labels = {column: _Labels(table.labels[column], literal) for column in LABEL_COLUMNS}
     result = score_columns(
@@ -163,19 +200,24 @@ def _read(path: Path) -> tuple[dict[str, Column], set[str]] | None:
         return None
     ascii_only, quoted = _scan(path)
     kept = [old for old, new in zip(names, renamed, strict=True)
-            if old != "image" and (not ascii_only or new in _SCORED or new in tuple(OPTION_LETTERS))]
+            if old != "image" and (not ascii_only or new in _SCORED)]
     try:
-        table = pacsv.read_csv(
+        # The scorer (pydantic and all) is imported while the file is read: it is needed only after.
+        table = reading_meanwhile(lambda: pacsv.read_csv(
             path,
             read_options=pacsv.ReadOptions(column_names=names, skip_rows=1),
             convert_options=pacsv.ConvertOptions(
                 column_types=dict.fromkeys(names, pa.string()), strings_can_be_null=False,
                 quoted_strings_can_be_null=False, include_columns=kept),
             parse_options=pacsv.ParseOptions(delimiter="\t", newlines_in_values=quoted),
-        )
+        ), _SCORER)
     except (pa.ArrowInvalid, UnicodeDecodeError):
         return None
-    columns = {new: table.column(old) for old, new in zip(names, renamed, strict=True) if old in kept}
+    # Only the columns scoring reads are kept: the others (a question's text, its hint) were read only to
+    # find what the reference reader would reject, and their memory goes back at once (a tenth of a GB at a
+    # million rows), for what scoring makes next.
+    columns = {new: table.column(old) for old, new in zip(names, renamed, strict=True)
+               if old in kept and new in _SCORED}
     return columns, set(renamed)
 
 
@@ -191,52 +233,58 @@ def _scan(path: Path) -> tuple[bool, bool]:
     return ascii_only, quoted
 
 
-def _parse(source: str, columns: dict[str, Column], names: set[str]) -> Predictions | None:
-    """`tsv.parse_table` (need_prediction, not need_category) of a file with columns `names`; None where it
-    would raise."""
+@dataclass
+class _Options:
+    """The option columns of a file, and per letter which cells hold an option and which read as missing
+    (as in `Predictions`)."""
+
+    letters: tuple[str, ...]
+    options: list[Column]
+    given: list[BoolArray]
+    missing: list[BoolArray]
+
+    @cached_property
+    def n_options(self) -> CountArray:
+        return _count(self.given)
+
+    def offered(self, literal: bool) -> list[BoolArray]:
+        """As `Predictions.offered`."""
+        return _offered(self.given, self.missing, literal)
+
+
+def _offered(given: list[BoolArray], missing: list[BoolArray], literal: bool) -> list[BoolArray]:
+    if literal:
+        return given
+    return [cells & ~absent for cells, absent in zip(given, missing, strict=True)]
+
+
+# `tsv.parse_table` (need_prediction, not need_category) in three parts, each None where it would raise:
+# the columns there (`_has_required`), the options (`_options`), the rows' numbers (`prediction_keys`,
+# which also checks what `circular.base_positions` does); then no answer may name a letter its row does not
+# offer (`score_prediction_columns`).
+
+
+def _has_required(columns: dict[str, Column], names: set[str]) -> bool:
     required = [c for c in REQUIRED if c != "category"] + ["prediction"]
-    if any(column not in names for column in required) or len(columns["index"]) == 0:
-        return None
-    index = _integers(columns["index"])
-    if index is None or _repeats(index):
-        return None
-    letters = tuple(OPTION_LETTERS[: next(
-        (i for i, letter in enumerate(OPTION_LETTERS) if letter not in columns), len(OPTION_LETTERS))])
+    return all(column in names for column in required) and len(columns["index"]) > 0
+
+
+def _options(columns: dict[str, Column]) -> _Options | None:
+    letters = letters_of(columns)
     options = [columns[letter] for letter in letters]
     read = [_option_cells(option) for option in options]
-    given = [cells[0] for cells in read]
-    n_options = _count(given)
-    in_order = all(not (cells != (n_options > j)).any() for j, cells in enumerate(given))
+    found = _Options(letters, options, [cells[0] for cells in read], [cells[1] for cells in read])
+    n_options = found.n_options
+    in_order = all(not (cells != (n_options > j)).any() for j, cells in enumerate(found.given))
     if not in_order or (n_options < 2).any():
         return None
-    answer = _answers(columns.get("answer"), letters, len(index))
-    if answer is None or (answer >= n_options).any():
-        return None
-    group = index % COPY_STRIDE
-    cells = columns.get("g_index")
-    if cells is not None:
-        named = byte_lengths(cells) > 0
-        if named.any():
-            numbers = _integers(compute("filter", cells, from_numpy(named)))
-            if numbers is None:
-                return None
-            group = group.copy()
-            group[named] = numbers
+    return found
+
+
+def _table(source: str, columns: dict[str, Column], options: _Options, keys: Keys) -> Predictions:
     labels = {column: columns.get(column) for column in LABEL_COLUMNS}
-    return Predictions(source, letters, options, given, [cells[1] for cells in read], columns["prediction"],
-                       answer, group, index // COPY_STRIDE, labels)
-
-
-def _repeats(index: IntArray) -> bool:
-    """Whether an index occurs twice: a question number (index mod 1,000,000) twice with the same copy
-    number, counted per question and copy where copies are few, else `has_repeats`."""
-    if len(index) and index.min() >= 0:
-        _, question, _ = group_codes(index % COPY_STRIDE)
-        copy = index // COPY_STRIDE
-        copies = int(copy.max()) + 1
-        if copies <= _COUNTED_COPIES:
-            return has_repeats(question * copies + copy)
-    return has_repeats(index)
+    return Predictions(source, options.letters, options.options, options.given, options.missing,
+                       columns["prediction"], keys.answer, keys.group, keys.copy, labels)
 
 
 def _option_cells(option: Column) -> tuple[BoolArray, BoolArray]:
@@ -245,51 +293,15 @@ def _option_cells(option: Column) -> tuple[BoolArray, BoolArray]:
     size = byte_lengths(option)
     given = size > 0
     short = np.flatnonzero(size <= _NA_BYTES)  # only these can read as missing
+    cells = take(option, short)  # one array: the next take is from it, not from the file's chunks
+    missing_short = in_set(cells, sorted(PANDAS_NA_TEXTS))
     missing = np.zeros(len(size), dtype=bool)
-    missing[short] = in_set(take(option, short), sorted(PANDAS_NA_TEXTS))
-    suspect = np.flatnonzero(missing & given)
-    values, codes = distinct(take(option, suspect))
+    missing[short] = missing_short
+    among_short = np.flatnonzero(missing_short & given[short])
+    suspect = short[among_short]
+    values, codes = distinct(take(cells, among_short))
     given[suspect[np.array([value == "nan" for value in values], dtype=bool)[codes]]] = False
     return given, missing
-
-
-def _integers(column: Column) -> IntArray | None:
-    import pyarrow as pa
-
-    from mmgauge.datasources.arrow_numpy import as_integers
-
-    try:
-        numbers = to_numpy(as_integers(column))
-    except (pa.ArrowInvalid, ValueError):
-        return None  # the reference reader also takes 12.0 and names what is not a whole number
-    return np.asarray(numbers, dtype=np.int64)
-
-
-def _answers(column: Column | None, letters: tuple[str, ...], rows: int) -> IntArray | None:
-    """Each answer's option index (-1 for none); None when an answer is not an option letter."""
-    if column is None:
-        return np.full(rows, -1, dtype=np.int64)
-    # The common answer, one option letter, straight from the bytes; any other through its text.
-    offsets, data = string_buffers(column)
-    by_byte = np.full(256, -1, dtype=np.int64)
-    by_byte[[ord(letter) for letter in letters]] = np.arange(len(letters))
-    answer = np.full(rows, -1, dtype=np.int64)
-    single = np.flatnonzero(np.diff(offsets) == 1)
-    answer[single] = by_byte[data[offsets[single]]]
-    other = np.flatnonzero(answer < 0)
-    values, codes = distinct(take(column, other))
-    position = {letter: i for i, letter in enumerate(letters)} | {"": -1}
-    read = [position.get(str(value).strip(), 99) for value in values]
-    if 99 in read:
-        return None
-    answer[other] = np.array(read, dtype=np.int64)[codes] if len(codes) else -1
-    return answer
-
-
-def _first_copies_ok(group_code: IntArray, copy: IntArray, groups: int) -> bool:
-    """`circular.base_positions` finds no problem: every group has exactly one first copy."""
-    firsts = np.bincount(group_code[copy == 0], minlength=groups)
-    return bool((firsts == 1).all())
 
 
 def _read_as_nan(texts: pa.Array) -> pa.Array:
@@ -301,9 +313,9 @@ def _read_as_nan(texts: pa.Array) -> pa.Array:
     return replaced
 
 
-def _count(flags: list[BoolArray]) -> IntArray:
-    """Per row, how many of the (per-letter) flags are set."""
-    count = np.zeros(len(flags[0]), dtype=np.int64)
+def _count(flags: list[BoolArray]) -> CountArray:
+    """Per row, how many of the (per-letter) flags are set (at most 9: one byte a row, not eight)."""
+    count = np.zeros(len(flags[0]), dtype=np.int8)
     for column in flags:
         count += column
     return count

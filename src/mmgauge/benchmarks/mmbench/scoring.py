@@ -232,6 +232,13 @@ def _ci_by_label(right: npt.NDArray[np.float64], labels: _Labels) -> dict[str, I
             for name, k, n in zip(labels.names, sums.tolist(), sizes.tolist(), strict=True) if name}
 
 
+def _count_in(codes: npt.NDArray[np.int64], rows: npt.NDArray[np.bool_], groups: int,
+              ) -> npt.NDArray[np.int64]:
+    """How many of the rows `rows` marks each group holds (row r is in group `codes[r]`)."""
+    counts: npt.NDArray[np.int64] = np.bincount(codes[np.asarray(rows, dtype=bool)], minlength=groups)
+    return counts
+
+
 def bootstrap_ci(right: int, total: int, seed: int,
                  resamples: int = BOOTSTRAP_RESAMPLES) -> tuple[float, float]:
     """95% percentile bootstrap interval of a share of right groups.
@@ -275,10 +282,12 @@ def score_columns(
     methods = method if isinstance(method, Coded) else Coded.of(method)
     extraction = methods.most_common()
     uniques_all, codes_all, _ = group_codes(group)
-    unanswered = np.bincount(codes_all, weights=~has_answer) > 0
+    # Counts of the rows a mask picks, as `np.bincount(codes, weights=mask)` gives them but without a float
+    # copy of each mask (fresh memory is most of what these cost at a million rows).
+    unanswered = _count_in(codes_all, ~has_answer, len(uniques_all)) > 0
     pending = np.zeros_like(unanswered)
     if request_failed is not None:
-        failed_in_group = np.bincount(codes_all, weights=request_failed, minlength=len(unanswered))
+        failed_in_group = _count_in(codes_all, request_failed, len(unanswered))
         pending = (failed_in_group > 0) & ~unanswered
     # Every value has its field's exact type: construction without validation gives the same model.
     result = MMBenchResult.model_construct(
@@ -298,7 +307,7 @@ def score_columns(
         uniques, codes, _ = group_codes(group)
     total = len(uniques)
     size = np.bincount(codes, minlength=total)
-    right_copies = np.bincount(codes, weights=correct, minlength=total)
+    right_copies = _count_in(codes, correct, total)
     first = lowest_copy_rows(codes, copy, total)
     complete = size >= n_copies[first]
     right = (right_copies == size) & complete
@@ -307,8 +316,8 @@ def score_columns(
     unresolved = methods.equals(UNRESOLVED)
     failed = methods.equals(FAILURE)
     decided_wrong = ~correct & ~unresolved
-    has_decided_wrong = np.bincount(codes, weights=decided_wrong, minlength=total) > 0
-    has_unresolved = np.bincount(codes, weights=unresolved, minlength=total) > 0
+    has_decided_wrong = _count_in(codes, decided_wrong, total) > 0
+    has_unresolved = _count_in(codes, unresolved, total) > 0
     vanilla = np.where(copy[first] == 0, correct[first], False)
 
     overall = float(right_f.mean())

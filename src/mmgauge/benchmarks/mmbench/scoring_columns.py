@@ -70,7 +70,7 @@ class LabelColumn(Protocol):
 def group_codes(group: IntArray) -> tuple[IntArray, IntArray, IntArray]:
     """`np.unique(group, return_inverse=True, return_counts=True)`, counted in an array as long as the largest
     group number when that is small (non-negative numbers below a few per row), else sorted."""
-    if _dense(group):
+    if is_dense(group):
         counts = np.bincount(group)
         present = counts > 0
         uniques = np.flatnonzero(present).astype(group.dtype)
@@ -82,13 +82,16 @@ def group_codes(group: IntArray) -> tuple[IntArray, IntArray, IntArray]:
 
 def has_repeats(values: IntArray) -> bool:
     """Whether a value occurs twice."""
-    if _dense(values):
-        return bool(np.bincount(values).max() > 1)
+    if is_dense(values):
+        # Marks, not counts: a byte per possible value rather than eight (fresh memory is what this costs).
+        seen = np.zeros(int(values.max()) + 1, dtype=np.bool_)
+        seen[values] = True
+        return int(np.count_nonzero(seen)) < len(values)
     ordered = np.sort(values)
     return bool((ordered[1:] == ordered[:-1]).any())
 
 
-def _dense(values: IntArray) -> bool:
+def is_dense(values: IntArray) -> bool:
     """Whether counting `values` in an array as long as the largest of them is cheap."""
     return bool(values.dtype.kind in "iu" and len(values) and values.min() >= 0
                 and values.max() < _DENSE_PER_ROW * len(values) + _DENSE_EXTRA)
