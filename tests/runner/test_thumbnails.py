@@ -48,16 +48,16 @@ def test_a_paused_writer_makes_its_thumbnails_on_leaving(tmp_path: Path) -> None
     assert len(_thumbs(folder)) == 2
 
 
-def test_images_noted_after_sealing_wait_in_the_ledger(tmp_path: Path) -> None:
+def test_images_noted_before_the_writer_starts_get_thumbnails_and_after_sealing_none(tmp_path: Path) -> None:
     folder = RunFolder(tmp_path / "run")
     ledger = ImageLedger(folder)
+    early, asked, late = _embedded(1), _embedded(2), _embedded(3)
+    ledger.refs([early])
     with ledger.writing_behind() as writer:
-        ledger.prepare([_embedded(1)])
+        ledger.prepare([asked])
         writer.seal()
-        ledger.refs([_embedded(2)])
-    assert len(_thumbs(folder)) == 1
-    assert ledger.write_thumbnails() == 1
-    assert len(_thumbs(folder)) == 2
+        ledger.refs([late])
+    assert set(_thumbs(folder)) == {early.sha256(), asked.sha256()}
 
 
 def test_a_failing_body_stops_the_writer(tmp_path: Path) -> None:

@@ -68,10 +68,10 @@ class ImageLedger:
     def _note(self, sha: str, image: ImageRef, data: bytes | None = None) -> None:
         if sha not in self._noted and len(self._noted) < MAX_THUMBNAILS:
             self._noted.add(sha)
-            if self._writer is not None and self._writer.taking:
+            if self._writer is None:
+                self._embedded[sha] = image  # given to the writer when it starts
+            elif self._writer.taking:
                 self._writer.submit(sha, image, data)
-            else:
-                self._embedded[sha] = image
 
     def refs(self, images: list[ImageRef]) -> list[StoredImage]:
         out = []
@@ -108,12 +108,6 @@ class ImageLedger:
             self._writer = None
             writer.close()
 
-    def write_thumbnails(self) -> int:
-        """Write the thumbnails not written yet; returns how many were written."""
-        todo = list(self._embedded.items())
-        self._embedded.clear()
-        return sum(self._write(sha, image, None) for sha, image in todo)
-
     def _write(self, sha: str, image: ImageRef, data: bytes | None) -> int:
         target = self.folder.thumbnail(sha)
         if target.exists():
@@ -140,11 +134,12 @@ class ThumbnailWriter:
         self._done: list[Future[int]] = []
         self._lock = threading.Lock()
         self._held = 0
-        #: Images noted after `seal` wait in the ledger for `write_thumbnails`.
+        #: Images noted after `seal` get no thumbnail.
         self.taking = True
 
     def seal(self) -> None:
-        """Take no more images; those given are still made."""
+        """Take no more images (those noted later, by scoring stored records, get no thumbnail); those
+        given are still made."""
         self.taking = False
 
     def pause(self) -> None:
