@@ -72,25 +72,30 @@ class ImageRef(BaseModel):
         return UserError(message, file=file, line=self.origin_line, field=self.origin_field)
 
     def sha256(self) -> str:
-        # Read from pydantic's dict of private values: `self._sha256` goes through the model's __getattr__
-        # (2 µs), and a request asks its images' hashes several times (cache key, records, encoder).
-        private = self.__pydantic_private__
-        known = private.get("_sha256") if private is not None else None
+        known = self._known_sha256()
         if known is None:
-            known = _file_sha256(self.path) if self._from_file() else hashlib.sha256(self.load()).hexdigest()
-            self._sha256 = known
-        return str(known)
+            if self._from_file():
+                known = self._sha256 = _file_sha256(self.path)
+            else:
+                known, _ = self.sha256_and_bytes()
+        return known
 
     def sha256_and_bytes(self) -> tuple[str, bytes | None]:
         """`sha256()`, and the bytes it decoded to compute it; None when the hash was known already or came
         from a file's hash (the bytes of base64 text cost a decode, which a thumbnail can then skip)."""
-        private = self.__pydantic_private__
-        known = private.get("_sha256") if private is not None else None
+        known = self._known_sha256()
         if known is not None or self._from_file():
             return self.sha256(), None
         data = self.load()
         known = self._sha256 = hashlib.sha256(data).hexdigest()
         return known, data
+
+    def _known_sha256(self) -> str | None:
+        # Read from pydantic's dict of private values: `self._sha256` goes through the model's __getattr__
+        # (2 µs), and a request asks its images' hashes several times (cache key, records, encoder).
+        private = self.__pydantic_private__
+        known = private.get("_sha256") if private is not None else None
+        return None if known is None else str(known)
 
     def _from_file(self) -> bool:
         return self.path is not None and self.data is None and self.b64 is None
