@@ -4,8 +4,9 @@
 #   bash bench/hf_gpu_device.sh wheels   # here: mmgauge and the wheels it needs there, into .whl/
 #   bash bench/hf_gpu_device.sh run      # there: install them beside its torch, run bench/hf_gpu.py
 #
-# `run` writes its log and JSON to $OUT (or ./hf-gpu-out); it takes about 7-8 minutes on an H100 (the model
-# built, 2 rounds of 1,160 requests each way: 6 minutes; the batch-1 check and the profile). The wheels are for
+# `run` writes its log and JSON to $OUT (or ./hf-gpu-out); it took 8.4 minutes on an H100 with 16 images in
+# the batch-1 check (the model built, 2 rounds of 1,160 requests each way: 6 minutes; the check and the
+# profile); the check now has 8 images and three clients (the bare loop twice), about as long. The wheels are for
 # CPython 3.12 on x86-64 Linux, the lent machines' Python (`.whl/` is in .gitignore).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,7 +34,7 @@ case "${1:-}" in
       .whl/*.whl
     export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
     nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv | tee "$out/gpu.txt"
-    python3 bench/hf_gpu.py --images 580 --batch-size 32 --repeat 2 --profile --work /tmp/hf-gpu \
+    python3 bench/hf_gpu.py --images 580 --batch-size 32 --repeat 2 --check-images 8 --profile --work /tmp/hf-gpu \
       --json-out "$out/hf_gpu.json" 2>&1 | grep -v -i -E "warn|it/s\]" | tee "$out/log.txt" ;;
   *)
     echo "usage: bash bench/hf_gpu_device.sh wheels|run" >&2
