@@ -108,7 +108,9 @@ class ImageLedger:
             self._writer = None
             writer.close()
 
-    def _write(self, sha: str, image: ImageRef, data: bytes | None) -> int:
+    def write_thumbnail(self, sha: str, image: ImageRef, data: bytes | None) -> int:
+        """Write the image's thumbnail unless the run folder has it (from `data`, the image file's bytes,
+        where planning already has them): 1 if written, else 0."""
         target = self.folder.thumbnail(sha)
         if target.exists():
             return 0
@@ -161,7 +163,7 @@ class ThumbnailWriter:
     def _one(self, sha: str, image: ImageRef, data: bytes | None) -> int:
         try:
             self._going.wait()
-            return 0 if self.stop.is_set() else self.ledger._write(sha, image, data)
+            return 0 if self.stop.is_set() else self.ledger.write_thumbnail(sha, image, data)
         finally:
             if data is not None:
                 with self._lock:
