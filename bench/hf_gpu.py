@@ -18,6 +18,9 @@ processor (also split over four threads), the copy to the device, `generate` wit
 prefill) and with all of them, so that the per-step decoding cost shows, and `generate` again while another
 thread runs the processor (what preparing the next batch beside the model costs it).
 
+With `--py-spy DIR`, py-spy samples the last round's two processes from outside (`py_spy.py`; where it is
+installed) and a summary of where their time went follows the table.
+
 Prints a table, then one JSON object on its last line (also `--json-out`).
 
 After the rounds, both answer `--check-images` images' questions one at a time, and the bare loop once more
@@ -26,7 +29,7 @@ in a second process (what the device repeats of itself): nothing is padded, so t
 of them flip in bf16).
 
 Usage: python bench/hf_gpu.py [--tiny] [--images 580] [--batch-size 32] [--max-tokens 32] [--repeat 2]
-       [--check-images 16] [--profile] [--json-out FILE]
+       [--check-images 16] [--profile] [--py-spy DIR] [--json-out FILE]
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+import py_spy
 
 OBJECTS = ("dog", "red car", "wooden chair", "bicycle", "traffic light", "person holding an umbrella")
 SIDES = ("left", "right", "top", "bottom")
@@ -90,12 +95,15 @@ def build(model: Path, tiny: bool) -> None:
 
 # -- driving and measuring -----------------------------------------------------------------------------------
 
-def timed(command: list[str], answers: Path, log: Path) -> tuple[float, float, list[tuple[float, int]]]:
-    """Run `command`, polling `answers` for its line count: (seconds, CPU seconds, [(time, count)])."""
+def timed(command: list[str], answers: Path, log: Path, sampled: Path | None = None,
+          ) -> tuple[float, float, list[tuple[float, int]]]:
+    """Run `command`, polling `answers` for its line count: (seconds, CPU seconds, [(time, count)]); with
+    `sampled`, py-spy samples it into that file meanwhile, where py-spy is installed."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     with log.open("w") as sink:
         process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)
+        sampler = py_spy.attach(process.pid, sampled) if sampled is not None else None
         timeline: list[tuple[float, int]] = []
         while True:
             finished = process.poll() is not None
@@ -108,6 +116,8 @@ def timed(command: list[str], answers: Path, log: Path) -> tuple[float, float, l
     seconds = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the child is reaped by poll(), so it is counted
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if sampler is not None:  # reaped after the CPU time is read: py-spy's own is not the process's
+        sampler.wait(timeout=60)
     if process.returncode != 0:
         tail = log.read_text()[-3000:]
         raise SystemExit(f"{command[:4]} failed ({process.returncode}); see {log}:\n{tail}")
@@ -124,13 +134,15 @@ def steady_rps(timeline: list[tuple[float, int]], total: int) -> float | None:
     return (c1 - c0) / (t1 - t0) if t1 > t0 else None
 
 
-def run_mmgauge(model: Path, data: Path, out: Path, args: argparse.Namespace, total: int) -> dict[str, Any]:
+def run_mmgauge(model: Path, data: Path, out: Path, args: argparse.Namespace, total: int,
+                sampled: Path | None = None) -> dict[str, Any]:
     from mmgauge.store.run_folder import RunFolder
 
     command = [sys.executable, "-c", MMGAUGE, "run", "--model", f"hf:{model}", "--bench", "mme", "--data",
                str(data), "--out", str(out), "--batch-size", str(args.batch_size), "--max-tokens",
                str(args.max_tokens), "--no-cache"]
-    seconds, cpu, timeline = timed(command, out / RunFolder.name_of("records"), out.with_suffix(".log"))
+    records = out / RunFolder.name_of("records")
+    seconds, cpu, timeline = timed(command, records, out.with_suffix(".log"), sampled)
     folder = RunFolder(out)
     manifest = folder.read_manifest()
     stats = manifest.invocations[-1].generation if manifest is not None else None
@@ -142,10 +154,11 @@ def run_mmgauge(model: Path, data: Path, out: Path, args: argparse.Namespace, to
             "answers": {record.prompt: record.response.text for record in folder.raw_records().values()}}
 
 
-def run_bare(model: Path, data: Path, answers: Path, args: argparse.Namespace, total: int) -> dict[str, Any]:
+def run_bare(model: Path, data: Path, answers: Path, args: argparse.Namespace, total: int,
+             sampled: Path | None = None) -> dict[str, Any]:
     command = [sys.executable, str(BARE), "bare", str(model), str(data), str(answers), str(args.batch_size),
                str(args.max_tokens)]
-    seconds, cpu, timeline = timed(command, answers, answers.with_suffix(".log"))
+    seconds, cpu, timeline = timed(command, answers, answers.with_suffix(".log"), sampled)
     figures = json.loads(answers.with_suffix(".figures").read_text())
     lines = [json.loads(line) for line in answers.read_text().splitlines()]
     return {"seconds": seconds, "cpu_s": cpu, "first_answer_s": timeline[0][0],
@@ -192,6 +205,8 @@ def main() -> None:
                         help="then compare answers at batch 1 on this many images (0: skip)")
     parser.add_argument("--profile", action="store_true", help="then time the bare loop's steps")
     parser.add_argument("--json-out", type=Path, help="also write the final JSON object here")
+    parser.add_argument("--py-spy", type=Path, metavar="DIR",
+                        help="sample the last round's two processes with py-spy into DIR (where installed)")
     parser.add_argument("--work", type=Path, help="keep the model, data and runs here (default: a temp dir)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -210,8 +225,9 @@ def main() -> None:
             # Taking turns going first: the page cache and the machine's load favour neither.
             for name in ("mmgauge", "bare") if round_ % 2 == 0 else ("bare", "mmgauge"):
                 target = work / f"{name}-{stamp}-{round_}"
-                run = (run_mmgauge(model, data, target, args, total) if name == "mmgauge"
-                       else run_bare(model, data, target.with_suffix(".jsonl"), args, total))
+                sampled = args.py_spy / f"{name}.txt" if args.py_spy and round_ == args.repeat - 1 else None
+                run = (run_mmgauge(model, data, target, args, total, sampled) if name == "mmgauge"
+                       else run_bare(model, data, target.with_suffix(".jsonl"), args, total, sampled))
                 runs[name].append(run)
                 print(f"round {round_} {name}: {run['seconds']:.2f} s, CPU {run['cpu_s']:.2f} s, "
                       f"steady {run['steady_rps'] or 0:.2f}/s", flush=True)
@@ -223,6 +239,11 @@ def main() -> None:
                             str(args.batch_size), str(args.max_tokens)], check=True)
             broken_down = json.loads(figures.read_text())
         report(args, runs["mmgauge"], runs["bare"], total, unpadded, broken_down)
+        if args.py_spy:
+            found = [args.py_spy / f"{name}.txt" for name in ("mmgauge", "bare")]
+            for line in [line for raw in found if raw.exists() for line in py_spy.summary(raw)] or [
+                    f"no py-spy samples in {args.py_spy} (py-spy not installed, or it could not attach)"]:
+                print(line)
 
 
 def check_unpadded(model: Path, work: Path, stamp: str, args: argparse.Namespace) -> tuple[int, int]:

@@ -15,11 +15,12 @@ case "${1:-}" in
     rm -rf .whl && mkdir .whl
     pip wheel -q --no-deps -w .whl .
     platforms=(--platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64
-               --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64)
+               --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64
+               --platform manylinux_2_5_x86_64 --platform manylinux1_x86_64)
     # What mmgauge imports and such an image lacks, at the versions tested here; transformers and regex
-    # as tested here too (the image's may be older).
+    # as tested here too (the image's may be older); py-spy, to sample both clients (`--py-spy`).
     for name in pydantic pydantic_core annotated_types typing_inspection typing_extensions orjson openpyxl \
-                et_xmlfile click transformers regex; do
+                et_xmlfile click transformers regex py-spy; do
       version=$(python -c "import importlib.metadata as m; print(m.version('$name'))")
       fetch=(python -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp
              "${platforms[@]}" -d .whl)
@@ -35,7 +36,7 @@ case "${1:-}" in
     export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
     nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv | tee "$out/gpu.txt"
     python3 bench/hf_gpu.py --images 580 --batch-size 32 --repeat 2 --check-images 8 --profile --work /tmp/hf-gpu \
-      --json-out "$out/hf_gpu.json" 2>&1 | grep -v -i -E "warn|it/s\]" | tee "$out/log.txt" ;;
+      --py-spy "$out" --json-out "$out/hf_gpu.json" 2>&1 | grep -v -i -E "warn|it/s\]" | tee "$out/log.txt" ;;
   *)
     echo "usage: bash bench/hf_gpu_device.sh wheels|run" >&2
     exit 2 ;;
