@@ -68,3 +68,37 @@ def test_a_failing_body_stops_the_writer(tmp_path: Path) -> None:
         ledger.prepare([_embedded(seed) for seed in range(3)])
         raise RuntimeError("planning failed")
     assert _thumbs(folder) == {}
+
+
+def test_one_thumbnail_at_a_time_until_the_requests_are_sent_then_several(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    monkeypatch.setattr(images_module, "WORKERS", 2)
+    folder = RunFolder(tmp_path / "run")
+    ledger = ImageLedger(folder)
+    started = [threading.Event(), threading.Event()]
+    release = threading.Event()
+    calls = 0
+    write = ledger.write_thumbnail
+
+    def blocking_write(sha: str, image: ImageRef, data: bytes | None) -> int:
+        nonlocal calls
+        calls += 1
+        started[calls - 1].set()
+        release.wait(timeout=60)
+        return write(sha, image, data)
+
+    monkeypatch.setattr(ledger, "write_thumbnail", blocking_write)
+    with ledger.writing_behind() as writer:
+        try:
+            ledger.prepare([_embedded(1), _embedded(2)])
+            assert started[0].wait(timeout=10)
+            # Planning: the second waits for the first, which is not done.
+            assert not started[1].wait(timeout=0.3)
+            writer.resume()  # the requests are sent: both at once
+            assert started[1].wait(timeout=10)
+        finally:
+            release.set()
+    assert len(_thumbs(folder)) == 2
