@@ -9,9 +9,9 @@ image to hash it and hands those bytes to the thread, so an image is decoded onc
 thumbnail (about 3 ms for a 1 MB image, holding the GIL). The runner pauses the thread while requests are
 being sent: decoding a PNG costs more CPU than sending it (about 10 ms for a 1 MB image), and made then the
 thumbnails slowed the sending, the other core being the server's. It goes on once the last requests are in
-flight and while the answers are scored, then on two threads (PIL lets go of the GIL to decode: 50 thumbnails
-of 1 MB PNGs took 0.26 s on two threads against 0.5 s on one, on 2 cores); while planning, one thread leaves
-the planning its core.
+flight and while the answers are scored, then on two threads (PIL lets go of the GIL while it decodes a PNG:
+50 thumbnails of 1 MB PNGs took 0.26 s on two threads against 0.5 s on one, on 2 cores); while planning, one
+thread leaves the planning its core.
 """
 
 from __future__ import annotations
@@ -151,7 +151,7 @@ class ThumbnailWriter:
         self.taking = False
 
     def pause(self) -> None:
-        """Make no thumbnail after the one being made until `resume`."""
+        """Make no thumbnail after those being made until `resume`."""
         self._going.clear()
 
     def resume(self) -> None:
