@@ -117,7 +117,7 @@ def timed(command: list[str], answers: Path, log: Path, sampled: Path | None = N
     after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the child is reaped by poll(), so it is counted
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if sampler is not None:  # reaped after the CPU time is read: py-spy's own is not the process's
-        sampler.wait(timeout=60)
+        py_spy.finish(sampler)
     if process.returncode != 0:
         tail = log.read_text()[-3000:]
         raise SystemExit(f"{command[:4]} failed ({process.returncode}); see {log}:\n{tail}")
@@ -209,6 +209,8 @@ def main() -> None:
                         help="sample the last round's two processes with py-spy into DIR (where installed)")
     parser.add_argument("--work", type=Path, help="keep the model, data and runs here (default: a temp dir)")
     args = parser.parse_args()
+    if args.py_spy:
+        args.py_spy.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         work = args.work or Path(tmp)
         model, data = work / ("model-tiny" if args.tiny else "model-llava-1b"), work / f"mme-{args.images}"

@@ -42,6 +42,15 @@ def attach(pid: int, out: Path) -> subprocess.Popen[bytes] | None:
     return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+def finish(sampler: subprocess.Popen[bytes]) -> None:
+    """Wait for py-spy to write its samples once its process has ended (stopped after a minute)."""
+    try:
+        sampler.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        sampler.kill()
+        sampler.wait()
+
+
 def summary(raw: Path, top: int = 12) -> list[str]:
     """A few lines on the samples in `raw`: the threads' shares, then (imports apart) the frames where most
     samples ended and the functions of mmgauge, transformers, torch, PIL and asyncio most passed through."""
