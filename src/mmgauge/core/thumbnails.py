@@ -15,7 +15,7 @@ def thumbnail_jpeg(raw: bytes, size: int = THUMB_PX) -> bytes:
     from PIL import Image
 
     with Image.open(io.BytesIO(raw)) as img:
-        img.thumbnail((size, size))
+        img.thumbnail((size, size), Image.Resampling.BILINEAR)
         rgb = img.convert("RGB")
     out = io.BytesIO()
     rgb.save(out, format="JPEG", quality=JPEG_QUALITY, optimize=True)
