@@ -33,6 +33,7 @@ import asyncio
 import json
 import os
 import random
+import threading
 import time
 from abc import abstractmethod
 from collections.abc import Sequence
@@ -173,6 +174,11 @@ class HTTPBackend(Backend):
         urls, model = spec_endpoints(spec, cls.provider, cls.default_base_url)
         request = RequestOptions.parse(spec.options.get("request"))
         return cls(urls, model, api_key_env=spec.api_key_env, settings=settings, request=request)
+
+    def warm_up(self) -> None:
+        """Import the HTTP client library (aiohttp, about 0.1 s) in the background while the data is read: an
+        endpoint has no weights to load, but its first request would wait for that import."""
+        threading.Thread(target=_import_client, name="mmgauge-import-aiohttp", daemon=True).start()
 
     # -- identity --------------------------------------------------------------------------------------------
 
@@ -396,3 +402,10 @@ class HTTPBackend(Backend):
         # A session opened in an event loop that has since ended cannot be closed from this one.
         if session is not None and not session.closed and loop is asyncio.get_running_loop():
             await session.close()
+
+
+def _import_client() -> None:
+    try:
+        import aiohttp  # noqa: F401 - imported for its side effect: the module is loaded for the first request
+    except BaseException:  # missing, or the interpreter is exiting: the first request says what is wrong
+        return
