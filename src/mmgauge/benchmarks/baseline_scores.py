@@ -69,6 +69,10 @@ def answer_sets(
     bench: AnyBenchmark, records: Sequence[SampleRecord], baseline: Baseline
 ) -> list[tuple[Fraction, list[str]]] | None:
     """(weight, an answer per record) whose weighted scores average to the expectation (see the module)."""
+    given = [baseline.answers(record) for record in records]
+    if all(len(distribution) == 1 for distribution in given):
+        # A fixed answerer (always "A"): its one answer set, with no units to lay out.
+        return [(Fraction(1), [distribution[0][0] for distribution in given])]
     units: dict[Hashable, list[int]] = {}
     for i, record in enumerate(records):
         units.setdefault(bench.baseline_unit(record), []).append(i)
@@ -81,7 +85,7 @@ def answer_sets(
     column_of = [0] * len(records)
     ends: set[Fraction] = set()
     for members in units.values():
-        distributions = [baseline.answers(records[i]) for i in members]
+        distributions = [given[i] for i in members]
         # Keyed by the fractions' integers: a Fraction hashes in Python (a modular inverse), an int in C.
         key = tuple(tuple((answer, p.numerator, p.denominator) for answer, p in distribution)
                     for distribution in distributions)
