@@ -49,7 +49,6 @@ from mmgauge.backends.base import BackendSettings
 from mmgauge.backends.request_options import RequestOptions
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import ModelSpec
-from mmgauge.core.yaml_files import read_yaml_or_json
 
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
 ANTHROPIC_URL = "https://api.anthropic.com"
@@ -134,6 +133,8 @@ def _unknown(kind: str, key: object, known: tuple[str, ...] | list[str]) -> str:
 def _read_config(path: Path) -> Any:
     if not path.is_file():
         raise UserError("model config file not found", file=str(path))
+    from mmgauge.core.yaml_files import read_yaml_or_json  # PyYAML only for a model given as a file
+
     return read_yaml_or_json(path, what="model config")
 
 
