@@ -47,8 +47,8 @@ class EvalSession:
         spec, backend = self._backend()
         backend.check_generation(self._generation())  # a setting the model refuses stops it before any work
         if self.request.executor == "local":
-            # A local model's weights load in the background while the data is read and the requests are
-            # planned; the first batch waits for them. Ray workers load their own copies.
+            # A local model's weights (an endpoint's client library) load in the background while the data is
+            # read and the requests are planned; the first batch waits for them. Ray workers load their own.
             backend.warm_up()
         # No collector settings here: they are the whole process's, and a library call leaves its caller's
         # alone (the command line sets its own, in cli/main.py).

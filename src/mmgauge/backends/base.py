@@ -159,8 +159,9 @@ class Backend(ABC):
     async def load_model(self) -> None:  # noqa: B027 - optional hook, most backends load nothing up front
         """Load the model now rather than at the first batch (a Ray worker does this when it starts)."""
 
-    def warm_up(self) -> None:  # noqa: B027 - optional hook, only in-process models have weights to load
-        """Begin loading the model in the background, for a backend that will generate in this process.
+    def warm_up(self) -> None:  # noqa: B027 - optional hook, for backends with something slow to load
+        """Begin loading the model in the background, for a backend that will generate in this process (an
+        endpoint's backend loads its HTTP client library).
 
         The session calls this as soon as the backend exists, so that the weights load while the data is read
         and the requests planned. It must return at once; a failure to load is reported by `generate`.
