@@ -132,9 +132,11 @@ class EvalSession:
                 self.progress.status(f"writing the built-in {name} sample")
                 path = bench.sample_data(self.folder.sample_data_dir(name))
             else:
-                # Not resolve(): a hub snapshot's x.parquet would become its extensionless blob.
-                path = loaded_path(resolve_data(name, given, vlmevalkit=vlmevalkit_names(name),
-                                                whole_repo=bench.hf_whole_repo, own_words=bench.data_words))
+                found = resolve_data(name, given, vlmevalkit=vlmevalkit_names(name),
+                                     whole_repo=bench.hf_whole_repo, own_words=bench.data_words)
+                # A word the benchmark's loader reads itself (M3GIA's `hf`) goes to it as given; a path is
+                # made absolute, but not resolve()d: a hub snapshot's x.parquet would become its blob.
+                path = found if given.strip() in bench.data_words else loaded_path(found)
             self.progress.status(f"loading {name} data from {path}")
             dataset = bench.load(path)
             dataset = dataset.model_copy(update={"source": str(loaded_path(Path(dataset.source)))})

@@ -9,9 +9,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+import mmgauge
 from mmgauge.benchmarks.m3gia.bench import M3GIABenchmark, M3GIAOptions
 from mmgauge.benchmarks.m3gia.data import answer_table, find_files, hub_snapshot
 from mmgauge.core.errors import UserError
+from mmgauge.testing.hf_layouts import write_hub_dataset
 
 PNG = b"\x89PNG\r\n\x1a\nfake image bytes"
 IMAGE = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
@@ -107,6 +109,25 @@ def test_hugging_face_cache_lookup(tmp_path: Path) -> None:
     assert find_files(tmp_path) == {"english": repo / "snapshots" / "abc123" / "english_v1.parquet"}
     assert len(M3GIABenchmark().load(tmp_path).samples) == 3
     assert len(M3GIABenchmark().load(repo).samples) == 3
+
+
+def test_the_word_hf_runs_on_the_hub_cache_huggingface_hub_uses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The cache as huggingface_hub writes it (blobs, links, refs/main), where HF_HOME puts it; the run starts
+    # in another folder, so a path made of the word would not find it.
+    parquet = write(tmp_path / "made" / "english_v1.parquet", release_rows()).read_bytes()
+    snapshot = write_hub_dataset(tmp_path / "home" / "hub", "Songweii/M3GIA", {"english_v1.parquet": parquet})
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("HF_HUB_CACHE", raising=False)
+    monkeypatch.delenv("HUGGINGFACE_HUB_CACHE", raising=False)
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    results = mmgauge.evaluate(model="mock:A", benchmarks="m3gia", data={"m3gia": "hf"}, out=tmp_path / "run",
+                               cache=False, judge="none")
+    assert results.benchmarks["m3gia"].records == 3
+    source = mmgauge.load_run(tmp_path / "run").manifest.datasets[0].data
+    assert Path(source) == snapshot.resolve()
 
 
 def test_hugging_face_cache_problems(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ from typing import Any, ClassVar, Final
 
 from mmgauge.benchmarks.base import Benchmark, BenchmarkOptions, Dataset, option_choices
 from mmgauge.benchmarks.baseline_answers import Baseline, choice_baselines
-from mmgauge.benchmarks.m3gia.data import Question, load_questions, release_bytes
+from mmgauge.benchmarks.m3gia.data import Question, load_questions, located, release_bytes
 from mmgauge.benchmarks.m3gia.gia import QUESTION_TYPE_TO_COLUMN
 from mmgauge.benchmarks.m3gia.languages import LANGUAGES, language_name
 from mmgauge.benchmarks.m3gia.prompts import NATIVE, prompt_language, question_text
@@ -100,6 +100,7 @@ class M3GIABenchmark(Benchmark[M3GIAOptions, M3GIAResult]):
         self.languages = [language_name(lang) for lang in wanted] if wanted else None
 
     def load(self, data: Path) -> Dataset:
+        data = located(data)  # the word `hf`: the snapshot it names is the source the run records
         files, questions = load_questions(data, self.languages)
         digest = hashlib.sha256()
         for language, path in files.items():

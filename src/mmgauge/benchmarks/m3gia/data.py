@@ -14,13 +14,14 @@ mark are read for answers; every other file is judged against the shipped answer
 
 `load_questions` takes a folder (searched recursively), a single parquet file, a Hugging Face hub cache folder
 (`~/.cache/huggingface/hub` or the `datasets--...M3GIA` folder in it; files are never downloaded) or the word
-`hf` for the default hub cache.
+`hf` for the hub cache huggingface_hub uses (`located`).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -35,7 +36,6 @@ from mmgauge.extraction.options import LETTERS
 REQUIRED_COLUMNS: Final[tuple[str, ...]] = ("index", "question", "hint", "A", "B", "image")
 TRUTH_KEY: Final = b"mmgauge.ground_truth"
 TRUTH_FROM_COLUMN: Final = b"answer-column"
-DEFAULT_HUB: Final = Path.home() / ".cache" / "huggingface" / "hub"
 _EMPTY: Final = frozenset({"", "nan", "none"})
 
 
@@ -199,10 +199,19 @@ def _is_hub(path: Path) -> bool:
     return any("m3gia" in p.name.lower() for p in path.glob("datasets--*"))
 
 
+def located(data: Path) -> Path:
+    """`data`, or for the word `hf` the M3GIA snapshot in the hub cache huggingface_hub itself uses
+    (`HF_HUB_CACHE`, else `$HF_HOME/hub`, else `~/.cache/huggingface/hub`)."""
+    if str(data) != "hf" or data.exists():
+        return data
+    from mmgauge.datasources.hf_cache import hub_cache
+
+    return hub_snapshot(hub_cache(os.environ)[0])
+
+
 def find_files(data: Path, single_language: str | None = None) -> dict[str, Path]:
     """language -> parquet file under `data` (see module docstring for what `data` may be)."""
-    if str(data) == "hf" and not data.exists():
-        data = hub_snapshot(DEFAULT_HUB)
+    data = located(data)
     if not data.exists():
         raise UserError("no such file or folder", file=str(data))
     if data.is_file():
