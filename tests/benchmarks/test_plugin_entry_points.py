@@ -69,3 +69,19 @@ def test_the_command_line_finds_the_plugin_in_a_fresh_process(installed: Path, t
     assert done.returncode == 0, done.stderr
     results = json.loads((tmp_path / "cli" / "results.json").read_text())
     assert results["benchmarks"]["squares"]["records"] == 9
+
+
+def test_a_plugin_yes_no_benchmark_exports_accuracy_as_its_headline(installed: Path, tmp_path: Path) -> None:
+    # What a built-in yes/no benchmark exports: accuracy in percent with its interval heads the table.
+    mmgauge.evaluate(model="parrot:red", benchmarks=["squares"], out=tmp_path / "run", cache=False)
+    frame = mmgauge.export_table([tmp_path / "run"])
+    headline = frame[frame["headline"]]
+    assert headline["metric"].tolist() == ["accuracy"]
+    [row] = headline.to_dict("records")
+    assert (row["breakdown"], row["unit"], row["n"]) == ("overall", "percent", 9)
+    assert row["value"] == pytest.approx(100 * 5 / 9)
+    assert row["ci_low"] < row["value"] < row["ci_high"]
+    overall = frame[frame["breakdown"] == "overall"].set_index("metric")["value"]
+    assert overall["yes_ratio"] == pytest.approx(100 * 3 / 9)
+    splits = {f"category={name}" for name in ("random", "popular", "adversarial")}
+    assert set(frame["breakdown"]) == {"overall", *splits}

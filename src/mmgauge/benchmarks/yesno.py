@@ -27,6 +27,7 @@ from mmgauge.core.errors import UserError
 from mmgauge.core.jsonlines import read_json_objects
 from mmgauge.core.types import AnswerChoice, Extraction, ImageRef, Message, Sample, SampleRecord
 from mmgauge.extraction.yesno import parse_words
+from mmgauge.parts import tidy as table  # its PERCENT is the table's unit name, not the summary's "%"
 from mmgauge.scoring.yesno import YesNoResult, score_yes_no
 
 
@@ -99,6 +100,22 @@ class YesNoBenchmark(Benchmark[BenchmarkOptions, YesNoResult]):
 
     def baselines(self, records: Sequence[SampleRecord]) -> list[Baseline]:
         return yes_no_baselines()
+
+    def tidy(self, result: YesNoResult) -> list[table.TidyRow]:
+        """The rows of `export table`, as a built-in yes/no benchmark gives them: accuracy (the headline, with
+        its interval), precision, recall, F1 and the yes share, in percent, overall and per category."""
+        rows: list[table.TidyRow] = []
+        categories = result.categories.items()
+        parts = [(table.OVERALL, result.overall),
+                 *((table.breakdown(("category", name)), scores) for name, scores in categories)]
+        for where, scores in parts:
+            if scores is None:
+                continue
+            rows.append(table.metric_row("accuracy", scores.accuracy, table.PERCENT, where=where,
+                                         ci=scores.accuracy_ci, scale=100, headline=where == table.OVERALL))
+            rows += [table.metric_row(name, getattr(scores, name), table.PERCENT, where=where, n=scores.n,
+                                      scale=100) for name in ("precision", "recall", "f1", "yes_ratio")]
+        return rows
 
     def headline_numbers(self, result: YesNoResult) -> Numbers:
         scores = result.overall
