@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 SPEC_GRAMMAR = (
-    "Model specs: embedded | openai:MODEL@URL[|URL2...] | anthropic:MODEL@URL | hf:PATH_OR_REPO_ID | "
-    "vllm:PATH_OR_REPO_ID | replay:FILE | mock[:TEXT] | NAME:MODEL@URL or NAME:PATH (a plug-in) | "
-    "CONFIG.yaml/.json"
+    "Model specs: embedded | openai:MODEL@URL[|URL2...] | anthropic:MODEL[@URL] | gemini:MODEL[@URL] | "
+    "hf:PATH_OR_REPO_ID | vllm:PATH_OR_REPO_ID | replay:FILE | mock[:TEXT] | "
+    "NAME:MODEL@URL or NAME:PATH (a plug-in) | CONFIG.yaml/.json"
 )
 
 

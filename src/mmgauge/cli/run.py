@@ -24,8 +24,8 @@ if TYPE_CHECKING:
 
 MODEL_HELP = (
     "Model spec: embedded (default, offline) | openai:MODEL@URL[|URL2...] | anthropic:MODEL[@URL] | "
-    "hf:PATH_OR_REPO_ID | vllm:PATH_OR_REPO_ID | replay:FILE | mock[:TEXT] | a plug-in's NAME:... | "
-    "a .yaml/.json model config (see `mmgauge list`)."
+    "gemini:MODEL[@URL] | hf:PATH_OR_REPO_ID | vllm:PATH_OR_REPO_ID | replay:FILE | mock[:TEXT] | "
+    "a plug-in's NAME:... | a .yaml/.json model config (see `mmgauge list`)."
 )
 
 
@@ -84,7 +84,8 @@ def run(
         help="Prompt wording: paper (default) | vlmevalkit | lmms-eval | a template file "
         "(per benchmark with --set BENCH.prompt=...; see `mmgauge list`).",
     )] = None,
-    rounds: Annotated[int, Opt("--rounds", min=1, help="Ask every question N times (M3GIA).")] = 1,
+    rounds: Annotated[int, Opt("--rounds", min=1, help="Ask every question of every benchmark run N times "
+                                                       "(one benchmark's: --set NAME.rounds=N).")] = 1,
     language: Annotated[str | None, Opt("--language", help="Languages, comma separated (M3GIA).")] = None,
     prompt_language: Annotated[str | None, Opt("--prompt-language", help="Prompt template language.")] = None,
     shuffle_options: Annotated[bool, Opt("--shuffle-options", help="Shuffle options per round.")] = False,
@@ -150,7 +151,8 @@ def run(
     )] = None,
     verbose: Annotated[int, Opt("--verbose", "-v", count=True, show_default=False,
                                 help="As `mmgauge -v`.")] = 0,
-    quiet: Annotated[int, Opt("--quiet", "-q", count=True, show_default=False, help="As `mmgauge -q`.")] = 0,
+    quiet: Annotated[int, Opt("--quiet", "-q", count=True, show_default=False,
+                              help="As `mmgauge -q`: no progress, status or summary tables.")] = 0,
     log_level: Annotated[LogLevel | None, Opt(
         "--log-level", case_sensitive=False, help="As `mmgauge --log-level`.",
     )] = None,

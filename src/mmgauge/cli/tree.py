@@ -39,7 +39,7 @@ def _root(
     verbose: Annotated[int, Opt("--verbose", "-v", count=True, show_default=False,
                                 help="More log detail on stderr: -v info, -vv debug.")] = 0,
     quiet: Annotated[int, Opt("--quiet", "-q", count=True, show_default=False,
-                              help="No progress or status lines (-q); errors only (-qq).")] = 0,
+                              help="No progress, status or run summaries (-q); errors only (-qq).")] = 0,
     log_level: Annotated[LogLevel | None, Opt("--log-level", case_sensitive=False,
                                               help="Log level on stderr (overrides -v and -q).")] = None,
 ) -> None:
