@@ -8,7 +8,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from mmgauge.benchmarks.mmbench.scoring import score_columns
+from mmgauge.benchmarks.mmbench.scoring import circular_groups, score_columns, score_groups
 from mmgauge.benchmarks.mmbench.scoring_columns import Coded, group_codes, has_repeats, lowest_copy_rows
 
 
@@ -88,6 +88,36 @@ def test_coded_methods_and_label_columns_score_as_arrays() -> None:
     assert coded.model_dump_json() == plain.model_dump_json()
     assert plain.unanswered_groups and plain.unlabelled
     assert all(column.asked == coded.n_groups for column in columns.values())
+
+
+def test_groups_made_once_score_any_answers_as_score_columns_does() -> None:
+    # A baseline's answer sets, or a file's answers read while its groups are made: one CircularGroups,
+    # several answers, each scored exactly as by itself; failed requests leave their groups out.
+    rng = np.random.default_rng(6)
+    rows = 3000
+    group = np.sort(rng.integers(0, 800, size=rows))
+    copy = np.zeros(rows, dtype=np.int64)
+    for g in np.unique(group):
+        where = np.flatnonzero(group == g)
+        copy[where] = np.arange(len(where))
+    n_copies = np.bincount(group)[group]
+    has_answer = rng.random(rows) < 0.97
+    failed = rng.random(rows) < 0.02
+    labels = {name: np.array(choices, dtype=object)[rng.integers(0, len(choices), size=rows)]
+              for name, choices in (("category", ["ocr", "scene"]), ("l2", ["logic_reasoning", ""]),
+                                    ("split", ["dev", "test"]))}
+    shared = {"group": group, "copy": copy, "n_copies": n_copies, "has_answer": has_answer,
+              "category": labels["category"], "l2": labels["l2"], "split": labels["split"]}
+    groups = circular_groups(**shared, request_failed=failed)
+    assert groups.pending_groups and groups.unanswered_groups and groups.keep is not None
+    for share in (0.3, 0.7, 0.95):
+        correct = rng.random(rows) < share
+        methods = np.array(["rule-letter", "unresolved", "failure"], dtype=object)[rng.integers(0, 3, rows)]
+        skipped = rng.random(rows) < 0.1
+        alone = score_columns(**shared, correct=correct, method=methods, request_failed=failed,
+                              not_judged=skipped, judged=True)
+        reused = score_groups(groups, correct=correct, method=methods, not_judged=skipped, judged=True)
+        assert reused.model_dump_json() == alone.model_dump_json()
 
 
 def test_group_keys_are_the_numbers_as_text() -> None:

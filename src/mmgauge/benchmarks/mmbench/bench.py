@@ -26,7 +26,7 @@ from mmgauge.benchmarks.mmbench.prompts import TABLE as PROMPTS
 from mmgauge.benchmarks.mmbench.prompts import detect_language, language
 from mmgauge.benchmarks.mmbench.resolve import Copy, resolve_copies, was_not_judged
 from mmgauge.benchmarks.mmbench.sample import write_sample
-from mmgauge.benchmarks.mmbench.scoring import MMBenchResult, score_columns
+from mmgauge.benchmarks.mmbench.scoring import CircularGroups, MMBenchResult, circular_groups, score_groups
 from mmgauge.benchmarks.mmbench.scoring_columns import Coded
 from mmgauge.benchmarks.mmbench.submission import Submission, write_submission
 from mmgauge.benchmarks.mmbench.tsv import Table, image_refs, load_table
@@ -194,23 +194,24 @@ class MMBenchBenchmark(Benchmark[MMBenchOptions, MMBenchResult]):
         not_judged = np.array([ext is not None and was_not_judged(ext) for ext in extractions], dtype=bool)
         judged = bool(not_judged.any()) or any(
             ext is not None and (ext.method == JUDGE or ext.judge_reply is not None) for ext in extractions)
-        return rows.score(
-            extracted=[None if ext is None else ext.answer for ext in extractions],
-            methods=[FAILURE if ext is None else ext.method for ext in extractions],
-            judged=judged, seed=self.options.seed, not_judged=not_judged,
-            request_failed=np.array([not record.response.ok for record in chosen], dtype=bool))
+        failed = np.array([not record.response.ok for record in chosen], dtype=bool)
+        groups = rows.groups(request_failed=failed)
+        return rows.score(groups, extracted=[None if ext is None else ext.answer for ext in extractions],
+                          methods=[FAILURE if ext is None else ext.method for ext in extractions],
+                          judged=judged, not_judged=not_judged)
 
     def baseline_numbers(
         self, records: Sequence[SampleRecord], answer_sets: Sequence[Sequence[str]]
     ) -> list[Numbers]:
         # What `score` gives the records answered so (answers that never fail, read by no judge), from the
-        # columns that do not depend on the answers, read once for every set.
+        # columns and groups that do not depend on the answers, made once for every set.
         rows = _Rows(records)
         methods = Coded(np.zeros(len(rows.chosen), dtype=np.int64), [BASELINE_METHOD])
         unfailed = np.zeros(len(rows.chosen), dtype=bool)
-        return [self.headline_numbers(rows.score(
-            extracted=[answers[i] for i in rows.chosen], methods=methods, judged=False,
-            seed=self.options.seed, not_judged=unfailed, request_failed=unfailed)) for answers in answer_sets]
+        groups = rows.groups(request_failed=unfailed)
+        return [self.headline_numbers(rows.score(groups, extracted=[answers[i] for i in rows.chosen],
+                                                 methods=methods, judged=False, not_judged=unfailed))
+                for answers in answer_sets]
 
     def summary(self, result: MMBenchResult) -> list[tuple[str, str]]:
         rows: list[tuple[str, str]] = []
@@ -304,14 +305,17 @@ class _Rows:
         # Records written before n_options was kept have 0 there: no note, as nothing can be said.
         self.offered = np.array([int(m.get("n_options", 0)) for m in meta], dtype=np.int64)
 
-    def score(self, *, extracted: Sequence[str | None], methods: Sequence[str] | Coded, judged: bool,
-              seed: int, not_judged: npt.NDArray[np.bool_],
-              request_failed: npt.NDArray[np.bool_]) -> MMBenchResult:
-        result = score_columns(
-            group=self.group, copy=self.copy, n_copies=self.n_copies,
-            correct=np.array([a != "" and e == a for e, a in zip(extracted, self.answers, strict=True)]),
-            method=methods, has_answer=self.has_answer, category=self.category, l2=self.l2, split=self.split,
-            judged=judged, seed=seed, request_failed=request_failed, not_judged=not_judged,
-        )
+    def groups(self, *, request_failed: npt.NDArray[np.bool_]) -> CircularGroups:
+        """The question groups scored (those without a failed request), whatever the answers."""
+        return circular_groups(group=self.group, copy=self.copy, n_copies=self.n_copies,
+                               has_answer=self.has_answer, category=self.category, l2=self.l2,
+                               split=self.split, request_failed=request_failed)
+
+    def score(
+        self, groups: CircularGroups, *, extracted: Sequence[str | None], methods: Sequence[str] | Coded,
+        judged: bool, not_judged: npt.NDArray[np.bool_],
+    ) -> MMBenchResult:
+        correct = np.array([a != "" and e == a for e, a in zip(extracted, self.answers, strict=True)])
+        result = score_groups(groups, correct=correct, method=methods, judged=judged, not_judged=not_judged)
         result.short_groups = int(np.count_nonzero((self.copy == 0) & (self.n_copies < self.offered)))
         return result

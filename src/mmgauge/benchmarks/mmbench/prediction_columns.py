@@ -47,7 +47,7 @@ from mmgauge.extraction.choice_rules import METHODS
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from mmgauge.benchmarks.mmbench.scoring import MMBenchResult
+    from mmgauge.benchmarks.mmbench.scoring import CircularGroups, MMBenchResult
     from mmgauge.datasources.arrow_numpy import Column
 
 IntArray = npt.NDArray[np.int64]
@@ -110,23 +110,42 @@ def score_prediction_columns(path: Path, *, literal_options: bool, seed: int) ->
     if read is None or not _has_required(*read):
         return None
     columns = read[0]
-    # The rows' numbers (index, g_index, answer) are checked in a worker while the options are read and the
-    # rules run here: arrow and numpy let go of the GIL for most of both, so on two free cores the checks
-    # take no time of their own (on a busy machine the two take as long as one after the other). The rules
-    # are read before knowing whether the checks pass; if not, they go unused.
+    # The rows' numbers (index, g_index, answer) are checked, and the question groups CircularEval scores
+    # are made of them, in a worker while the options are read and the rules run here: arrow and numpy let
+    # go of the GIL for most of both, so on two free cores the checks take little time of their own (on a
+    # busy machine the two take as long as one after the other). The rules are read before knowing whether
+    # the checks pass; if not, they go unused.
     # What rules 1-3 see in each distinct answer needs no options: the worker reads it first.
     with ThreadPoolExecutor(max_workers=1) as pool:
         answers = pool.submit(_answers_read, columns["prediction"], letters_of(columns), literal_options)
-        checked = pool.submit(keys_of, columns)
+        checked = pool.submit(_keys_and_groups, columns, literal_options)
         options = _options(columns)
         rules = None if options is None else _rules(options, answers.result())
-        keys = checked.result()
+        keys, groups = checked.result()
     if options is None or rules is None or keys is None or (keys.answer >= options.n_options).any():
         return None
     table = _table(str(path), columns, options, keys)
     letter, method = rules
     return score_read(table, letter, Coded(method, METHODS), keys.group_size[keys.group_code],
-                      literal=literal_options, seed=seed, short=bool((table.copy > 0).any()))
+                      literal=literal_options, seed=seed, short=bool((table.copy > 0).any()), groups=groups)
+
+
+def _keys_and_groups(columns: dict[str, Column], literal: bool) -> tuple[Keys | None, CircularGroups | None]:
+    """`keys_of`, and the question groups CircularEval scores, which need no answers."""
+    keys = keys_of(columns)
+    if keys is None:
+        return None, None
+    return keys, _groups(keys.group, keys.copy, keys.group_size[keys.group_code], keys.answer >= 0,
+                         {column: columns.get(column) for column in LABEL_COLUMNS}, literal)
+
+
+def _groups(group: IntArray, copy: IntArray, n_copies: IntArray, has_answer: BoolArray,
+            labels: dict[str, Column | None], literal: bool) -> CircularGroups:
+    from mmgauge.benchmarks.mmbench.scoring import circular_groups
+
+    read = {column: _Labels(labels[column], literal) for column in LABEL_COLUMNS}
+    return circular_groups(group=group, copy=copy, n_copies=n_copies, has_answer=has_answer,
+                           category=read["category"], l2=read["l2-category"], split=read["split"])
 
 
 def read_rules(table: Predictions, *, literal: bool) -> tuple[IntArray, IntArray]:
@@ -161,17 +180,17 @@ def _rules(options: _Options, answers: _Answers) -> tuple[IntArray, IntArray]:
 
 def score_read(table: Predictions, letter: IntArray, method: Coded, n_copies: IntArray, *, literal: bool,
                seed: int, short: bool, judged: bool = False, not_judged: BoolArray | None = None,
-               ) -> MMBenchResult:
-    """CircularEval of the answers read (`letter` codes, after any judge), groups needing `n_copies`; `short`
-    counts groups holding fewer copies than options (files read as VLMEvalKit groups them)."""
-    from mmgauge.benchmarks.mmbench.scoring import TEST_ANSWERS, score_columns
+               groups: CircularGroups | None = None) -> MMBenchResult:
+    """CircularEval of the answers read (`letter` codes, after any judge), groups needing `n_copies`
+    (`groups`: those groups, made already); `short` counts groups holding fewer copies than options (files
+    read as VLMEvalKit groups them). `seed` changes nothing (the intervals are exact)."""
+    from mmgauge.benchmarks.mmbench.scoring import TEST_ANSWERS, score_groups
 
     has_answer = table.answer >= 0
-    labels = {column: _Labels(table.labels[column], literal) for column in LABEL_COLUMNS}
-    result = score_columns(
-        group=table.group, copy=table.copy, n_copies=n_copies, correct=has_answer & (letter == table.answer),
-        method=method, has_answer=has_answer, category=labels["category"], l2=labels["l2-category"],
-        split=labels["split"], judged=judged, seed=seed,
+    if groups is None:
+        groups = _groups(table.group, table.copy, n_copies, has_answer, table.labels, literal)
+    result = score_groups(
+        groups, correct=has_answer & (letter == table.answer), method=method, judged=judged,
         not_judged=np.zeros(len(letter), dtype=bool) if not_judged is None else not_judged,
     )
     if result.overall is None:

@@ -255,6 +255,76 @@ def bootstrap_ci(right: int, total: int, seed: int,
     return float(low), float(high)
 
 
+@dataclass(frozen=True)
+class CircularGroups:
+    """What CircularEval needs of the rows that the data alone decides, not the answers: which rows are
+    scored, their question groups, each group's size and lowest copy, whether it is complete, and its labels.
+    Made once (`circular_groups`), it scores any answers of those rows (`score_groups`): each answer set of
+    a baseline, or a large file's answers while its rules are still reading them."""
+
+    rows: int
+    circular: bool
+    unanswered_groups: int
+    pending_groups: int
+    #: The rows scored; None when every row is.
+    keep: npt.NDArray[np.bool_] | None
+    #: Each scored row's group number, and per group: its rows, its lowest copy's row (among the scored
+    #: rows), whether that copy is copy 0, and whether every copy is there.
+    codes: npt.NDArray[np.int64]
+    size: npt.NDArray[np.int64]
+    first: npt.NDArray[np.int64]
+    first_is_copy_0: npt.NDArray[np.bool_]
+    complete: npt.NDArray[np.bool_]
+    labels: dict[str, _Labels]
+    #: Each group's key as text (`MMBenchResult.groups`).
+    keys: list[str]
+
+    @property
+    def total(self) -> int:
+        return len(self.size)
+
+
+def circular_groups(
+    *,
+    group: npt.NDArray[np.int64],
+    copy: npt.NDArray[np.int64],
+    n_copies: npt.NDArray[np.int64],
+    has_answer: npt.NDArray[np.bool_],
+    category: npt.NDArray[np.object_] | LabelColumn,
+    l2: npt.NDArray[np.object_] | LabelColumn,
+    split: npt.NDArray[np.object_] | LabelColumn,
+    request_failed: npt.NDArray[np.bool_] | None = None,
+) -> CircularGroups:
+    """The groups of one row per copy (see `score_columns`), for `score_groups`."""
+    uniques_all, codes_all, _ = group_codes(group)
+    # Counts of the rows a mask picks, as `np.bincount(codes, weights=mask)` gives them but without a float
+    # copy of each mask (fresh memory is most of what these cost at a million rows).
+    unanswered = _count_in(codes_all, ~has_answer, len(uniques_all)) > 0
+    pending = np.zeros_like(unanswered)
+    if request_failed is not None:
+        failed_in_group = _count_in(codes_all, request_failed, len(unanswered))
+        pending = (failed_in_group > 0) & ~unanswered
+    keep = has_answer & ~unanswered[codes_all] & ~pending[codes_all]
+    circular = bool((copy > 0).any())  # of every row, scored or not
+    kept = np.flatnonzero(keep)
+    if len(kept) == len(keep):  # the common case: the groups found above are the scored ones
+        uniques, codes, selected = uniques_all, codes_all, None
+    else:
+        group, copy, n_copies, selected = group[keep], copy[keep], n_copies[keep], keep
+        uniques, codes, _ = group_codes(group)
+    total = len(uniques)
+    size = np.bincount(codes, minlength=total)
+    first = lowest_copy_rows(codes, copy, total)
+    label_rows = kept[first]  # the rows of the files' columns
+    labels = {"l2-category": _Labels.read(l2, label_rows, lambda name: L2_ABBREVIATIONS.get(name, name)),
+              "category": _Labels.read(category, label_rows), "split": _Labels.read(split, label_rows)}
+    keys = _int_texts(uniques.tolist()) if uniques.dtype.kind in "iu" else uniques.astype(str).tolist()
+    return CircularGroups(
+        rows=len(keep), circular=circular, unanswered_groups=int(unanswered.sum()),
+        pending_groups=int(pending.sum()), keep=selected, codes=codes, size=size, first=first,
+        first_is_copy_0=copy[first] == 0, complete=size >= n_copies[first], labels=labels, keys=keys)
+
+
 def score_columns(
     *,
     group: npt.NDArray[np.int64],
@@ -279,38 +349,35 @@ def score_columns(
     Large inputs may give the methods as codes (`Coded`) and the labels as columns read only for the rows
     that need them (`LabelColumn`).
     """
+    groups = circular_groups(group=group, copy=copy, n_copies=n_copies, has_answer=has_answer,
+                             category=category, l2=l2, split=split, request_failed=request_failed)
+    return score_groups(groups, correct=correct, method=method, judged=judged, not_judged=not_judged)
+
+
+def score_groups(
+    groups: CircularGroups,
+    *,
+    correct: npt.NDArray[np.bool_],
+    method: Sequence[str] | npt.NDArray[np.object_] | Coded,
+    judged: bool = False,
+    not_judged: npt.NDArray[np.bool_] | None = None,
+) -> MMBenchResult:
+    """`score_columns` of the rows `groups` was made of, answered as `correct` and `method` say."""
     methods = method if isinstance(method, Coded) else Coded.of(method)
-    extraction = methods.most_common()
-    uniques_all, codes_all, _ = group_codes(group)
-    # Counts of the rows a mask picks, as `np.bincount(codes, weights=mask)` gives them but without a float
-    # copy of each mask (fresh memory is most of what these cost at a million rows).
-    unanswered = _count_in(codes_all, ~has_answer, len(uniques_all)) > 0
-    pending = np.zeros_like(unanswered)
-    if request_failed is not None:
-        failed_in_group = _count_in(codes_all, request_failed, len(unanswered))
-        pending = (failed_in_group > 0) & ~unanswered
     # Every value has its field's exact type: construction without validation gives the same model.
     result = MMBenchResult.model_construct(
-        rows=len(group), extraction=extraction, judged=bool(judged), unanswered_groups=int(unanswered.sum()),
-        pending_groups=int(pending.sum()), circular=bool((copy > 0).any()))
-    keep = has_answer & ~unanswered[codes_all] & ~pending[codes_all]
-    if not keep.any():
+        rows=groups.rows, extraction=methods.most_common(), judged=bool(judged),
+        unanswered_groups=groups.unanswered_groups, pending_groups=groups.pending_groups,
+        circular=groups.circular)
+    if not groups.total:
         return result
 
-    skipped = np.zeros(len(group), dtype=bool) if not_judged is None else not_judged
-    kept = np.flatnonzero(keep)
-    if len(kept) == len(keep):  # the common case: the groups found above are the scored ones
-        uniques, codes = uniques_all, codes_all
-    else:
-        group, copy, n_copies, correct = group[keep], copy[keep], n_copies[keep], correct[keep]
-        methods, skipped = methods.select(keep), skipped[keep]
-        uniques, codes, _ = group_codes(group)
-    total = len(uniques)
-    size = np.bincount(codes, minlength=total)
+    skipped = np.zeros(groups.rows, dtype=bool) if not_judged is None else not_judged
+    if groups.keep is not None:
+        correct, methods, skipped = correct[groups.keep], methods.select(groups.keep), skipped[groups.keep]
+    codes, total, first = groups.codes, groups.total, groups.first
     right_copies = _count_in(codes, correct, total)
-    first = lowest_copy_rows(codes, copy, total)
-    complete = size >= n_copies[first]
-    right = (right_copies == size) & complete
+    right = (right_copies == groups.size) & groups.complete
     right_f = right.astype(np.float64)
 
     unresolved = methods.equals(UNRESOLVED)
@@ -318,7 +385,7 @@ def score_columns(
     decided_wrong = ~correct & ~unresolved
     has_decided_wrong = _count_in(codes, decided_wrong, total) > 0
     has_unresolved = _count_in(codes, unresolved, total) > 0
-    vanilla = np.where(copy[first] == 0, correct[first], False)
+    vanilla = np.where(groups.first_is_copy_0, correct[first], False)
 
     overall = float(right_f.mean())
     result.overall = overall
@@ -329,9 +396,7 @@ def score_columns(
     result.vanilla_pct = round(100 * result.vanilla, 2)
     result.vanilla_ci = proportion_interval(int(vanilla.sum()), total, unit="question groups")
     result.vanilla_ci95 = result.vanilla_ci.bounds()
-    label_rows = kept[first]  # the rows of the files' columns
-    labels = {"l2-category": _Labels.read(l2, label_rows, lambda name: L2_ABBREVIATIONS.get(name, name)),
-              "category": _Labels.read(category, label_rows), "split": _Labels.read(split, label_rows)}
+    labels = groups.labels
     result.l2 = _by_label(right_f, labels["l2-category"])
     result.category = _by_label(right_f, labels["category"])
     result.split = _by_label(right_f, labels["split"])
@@ -341,13 +406,12 @@ def score_columns(
     result.unlabelled = {column: count for column, values in labels.items() if (count := values.unlabelled())}
     result.l2_pct, result.category_pct, result.split_pct = _pct(result.l2), _pct(result.category), _pct(
         result.split)
-    keys = _int_texts(uniques.tolist()) if uniques.dtype.kind in "iu" else uniques.astype(str).tolist()
-    result.groups = dict(zip(keys, right.astype(int).tolist(), strict=True))
+    result.groups = dict(zip(groups.keys, right.astype(int).tolist(), strict=True))
     result.n_groups = total
     result.unresolved = int(unresolved.sum())
     result.unresolved_unjudged = int((unresolved & skipped).sum())
-    result.vanilla_unjudged = int(((copy[first] == 0) & unresolved[first] & skipped[first]).sum())
-    result.unresolved_groups = int((has_unresolved & ~has_decided_wrong & complete).sum())
+    result.vanilla_unjudged = int((groups.first_is_copy_0 & unresolved[first] & skipped[first]).sum())
+    result.unresolved_groups = int((has_unresolved & ~has_decided_wrong & groups.complete).sum())
     result.failed = int(failed.sum())
-    result.incomplete_groups = int((~complete).sum())
+    result.incomplete_groups = int((~groups.complete).sum())
     return result
