@@ -107,6 +107,9 @@ def test_replay_backend_scores_predictions_made_elsewhere(cli: Any, toy: None, t
         "run", "--bench", "toy", "--model", f"replay:{preds}", "--data", data, "--out", tmp_path / "o"
     )
     assert result.code == 1 and "1 request(s) failed" in result.out
+    # A missing prediction stays missing: the run says so instead of advising a re-run.
+    assert "1 x no prediction in the file (the same on every run: fix the cause)" in result.out
+    assert "Running the same command again would get the same errors" in result.out
     import json
 
     outcome = json.loads((tmp_path / "o" / "results.json").read_text())["benchmarks"]["toy"]

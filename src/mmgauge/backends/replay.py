@@ -4,7 +4,7 @@ The file is looked up by sample id: another run (its folder, or a file of its re
 JSONL with columns `index` (or `id`/`sample_id`) and `prediction`, as other toolkits write them; lmms-eval's
 `--log_samples` JSONL (MMBench, MME) and a benchmark's own answer files (its `answer_files` hook: a file, or
 their folder) are read as `replay_formats` describes. A sample with no prediction in the file comes back as a
-failed request, never as an empty answer.
+failed request (a permanent one: the same file never answers it), never as an empty answer.
 """
 
 from __future__ import annotations
@@ -148,9 +148,10 @@ class ReplayBackend(Backend):
         for request in batch:
             text = self.answers.get(request.sample_id or "")
             if text is None:
-                out.append(
-                    ModelResponse(error=f"no prediction for sample '{request.sample_id}' in {self.path}")
-                )
+                # The same on every run of this file: a re-run cannot answer it (a new file is a new model).
+                out.append(ModelResponse(
+                    error=f"no prediction for sample '{request.sample_id}' in {self.path}",
+                    error_code="no prediction in the file", error_permanent=True))
             else:
                 out.append(ModelResponse(text=text))
         return out
