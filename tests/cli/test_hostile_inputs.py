@@ -33,11 +33,17 @@ def truncated_workbook(tmp_path: Path) -> Path:
         ("run", "--model", "replay:{xlsx}", "--bench", "mmbench", "--limit", "1", "--out", "{tmp}/run"),
     ],
 )
-def test_truncated_workbook_is_one_line_naming_it(cli: Any, tmp_path: Path, command: tuple[str, ...]) -> None:
+def test_a_truncated_or_empty_workbook_is_one_line_naming_it(
+    cli: Any, tmp_path: Path, command: tuple[str, ...]
+) -> None:
     broken = truncated_workbook(tmp_path)
     args = [part.format(xlsx=broken, tmp=tmp_path) for part in command]
     line = cli(*args).error_line()
     assert f"{broken}: cannot read the workbook (damaged, truncated or not .xlsx)" in line
+    empty = tmp_path / "empty.xlsx"
+    empty.write_bytes(b"")
+    args = [part.format(xlsx=empty, tmp=tmp_path) for part in command]
+    assert cli(*args).error_line() == f"error: {empty}: empty file (0 bytes), not a workbook"
 
 
 def holzinger_swineford(tmp_path: Path) -> tuple[pd.DataFrame, Path]:

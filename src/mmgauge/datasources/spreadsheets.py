@@ -23,13 +23,20 @@ def damaged(path: Path, error: BaseException) -> UserError:
     return UserError(f"cannot read the workbook (damaged, truncated or not .xlsx): {detail}", file=str(path))
 
 
+def _check_file(path: Path) -> None:
+    """A workbook that is there, not empty, and within the zip limits (before any reader opens it)."""
+    if not path.is_file():
+        raise UserError("no such file", file=str(path))
+    if path.stat().st_size == 0:  # pandas would say to choose an engine, which no user of mmgauge can
+        raise UserError("empty file (0 bytes), not a workbook", file=str(path))
+    check_zip(path)
+
+
 def read_sheet(path: Path, **options: Any) -> pd.DataFrame:
     """The first sheet of ``path`` as pandas reads it with ``options`` (``pd.read_excel`` keywords)."""
     import pandas as pd
 
-    if not path.is_file():
-        raise UserError("no such file", file=str(path))
-    check_zip(path)
+    _check_file(path)
     cap = current_limits().max_rows
     try:
         # One row past the cap is enough to know the sheet is over it (pandas stops reading there).
@@ -44,9 +51,7 @@ def open_workbook(path: Path) -> Workbook:
     """``path`` opened read-only with cached values (the caller closes it)."""
     import openpyxl
 
-    if not path.is_file():
-        raise UserError("no such file", file=str(path))
-    check_zip(path)
+    _check_file(path)
     try:
         return openpyxl.load_workbook(path, read_only=True, data_only=True)
     except Exception as error:
