@@ -83,5 +83,6 @@ def test_a_plugin_yes_no_benchmark_exports_accuracy_as_its_headline(installed: P
     assert row["ci_low"] < row["value"] < row["ci_high"]
     overall = frame[frame["breakdown"] == "overall"].set_index("metric")["value"]
     assert overall["yes_ratio"] == pytest.approx(100 * 3 / 9)
+    assert frame[frame["metric"] != "accuracy"]["n"].isna().all()  # n: what an interval rests on; none here
     splits = {f"category={name}" for name in ("random", "popular", "adversarial")}
     assert set(frame["breakdown"]) == {"overall", *splits}

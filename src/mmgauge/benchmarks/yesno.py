@@ -113,8 +113,10 @@ class YesNoBenchmark(Benchmark[BenchmarkOptions, YesNoResult]):
                 continue
             rows.append(table.metric_row("accuracy", scores.accuracy, table.PERCENT, where=where,
                                          ci=scores.accuracy_ci, scale=100, headline=where == table.OVERALL))
-            rows += [table.metric_row(name, getattr(scores, name), table.PERCENT, where=where, n=scores.n,
-                                      scale=100) for name in ("precision", "recall", "f1", "yes_ratio")]
+            # No interval for these (the result has none), so no `n` either: the table's n is what an
+            # interval rests on, and precision's would not be the questions.
+            rows += [table.metric_row(name, getattr(scores, name), table.PERCENT, where=where, scale=100)
+                     for name in ("precision", "recall", "f1", "yes_ratio")]
         return rows
 
     def headline_numbers(self, result: YesNoResult) -> Numbers:
