@@ -39,6 +39,24 @@ def test_group_with_a_failed_request_is_pending_not_wrong(tmp_path: Path) -> Non
     assert any("not scored yet" in line for line in result.headline())
 
 
+
+def test_when_every_request_failed_the_headline_says_so_not_that_the_answer_key_is_missing(
+    tmp_path: Path,
+) -> None:
+    bench = MMBenchBenchmark()
+    dataset = bench.load(bench.sample_data(tmp_path))
+    records = [SampleRecord(
+        benchmark="mmbench", sample_id=s.id, fingerprint=str(n), prompt="",
+        response=ModelResponse(error="HTTP 500"), extraction=None, target=s.answer, correct=None,
+        metadata=bench.record_metadata(s),
+    ) for n, s in enumerate(dataset.samples)]
+    groups = {s.metadata["g_index"] for s in dataset.samples}
+    result = bench.score(records)
+    assert result.overall is None and result.unanswered_groups == 0
+    assert result.headline() == [f"no question group scored: the {len(groups)} with an answer key all have "
+                                 "failed requests (scored once their requests succeed)"]
+    assert bench.score([]).headline() == ["no question group to score"]
+
 def test_summary_prints_circular_and_vanilla_with_interval_and_n(tmp_path: Path) -> None:
     bench = MMBenchBenchmark()
     dataset = bench.load(bench.sample_data(tmp_path))

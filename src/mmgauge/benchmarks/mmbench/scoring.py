@@ -112,8 +112,15 @@ class MMBenchResult(BaseModel):
     def headline(self) -> list[str]:
         lines: list[str] = []
         if self.overall is None:
-            lines.append(f"no answer key for {self.unanswered_groups} question groups (test split); "
-                         f"{TEST_ANSWERS}")
+            # Nothing scored: say why, from what the groups were (a test split, failed requests, or none).
+            if self.unanswered_groups:
+                lines.append(f"no answer key for {self.unanswered_groups} question groups (test split); "
+                             f"{TEST_ANSWERS}")
+            if self.pending_groups:
+                lines.append(f"no question group scored: the {self.pending_groups} with an answer key all "
+                             "have failed requests (scored once their requests succeed)")
+            if not lines:
+                lines.append("no question group to score")
             return lines
         if self.unanswered_groups:
             lines.append(f"{self.unanswered_groups} question groups have no answer key (test split) and are "
