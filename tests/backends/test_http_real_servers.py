@@ -74,7 +74,7 @@ def test_the_console_names_each_error_with_its_count_and_no_rerun_for_permanent_
     lines = done.out.splitlines()
     assert any("3 x HTTP 400 context_length_exceeded" in line and "maximum context length" in line
                for line in lines), done.out
-    assert any("2 x HTTP 500" in line and "Chat template does not support" in line
+    assert any("2 x HTTP 500" in line and "can only concatenate str (not \"list\") to str" in line
                for line in lines), done.out
     assert "5 request(s) failed" in done.out
     assert "run the same command again" not in done.out.lower()

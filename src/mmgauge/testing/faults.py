@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 #: A "500" is transient: its body carries a request id, as a proxy's does, so no two are alike. The
 #: behaviours of real servers besides:
 #:   500_same: llama-cpp-python's answer to any exception in a request (e.g. image parts sent to a text-only
-#:   chat template), instant and the same body every time;
+#:   chat template, which fails to join a list to a string), instant and the same body every time;
 #:   context_length: OpenAI's 400 for a prompt too long, a JSON error whose `code` lies past 200 characters;
 #:   length: an answer cut at the token limit (finish_reason "length"; Anthropic stop_reason "max_tokens").
 FAULT_KINDS = (
@@ -24,9 +24,10 @@ FAULT_KINDS = (
     "bad_usage", "gzip_bomb", "big", "500_same", "context_length", "length",
 )  # fmt: skip
 
-#: The body llama-cpp-python's server sends with its 500 (`llama_cpp/server/errors.py`).
+#: The body llama-cpp-python's server (0.3.36) sends with its 500 when a request with image parts reaches a
+#: text-only GGUF chat template such as SmolLM2's, as the real server sent it.
 LLAMA_CPP_500 = {"error": {
-    "message": "Chat template does not support image content parts; this model accepts text only",
+    "message": 'can only concatenate str (not "list") to str',
     "type": "internal_server_error", "param": None, "code": None,
 }}
 #: OpenAI's error for a prompt longer than the model's context window.
