@@ -122,7 +122,8 @@ def snippet(raw: bytes, limit: int = 200) -> str:
 
 def _error_fields(data: Any) -> tuple[str | None, list[str]]:
     """(message, [code, type, status]) of an error body as the servers write it: OpenAI and llama.cpp
-    ({"error": {"message", "type", "code"}}), vLLM ({"object": "error", "message", "type", "code"}),
+    ({"error": {"message", "type", "code"}}), vLLM (0.33 as OpenAI, the code a number; before 0.10
+    {"object": "error", "message", "type", "code"}),
     Anthropic ({"type": "error", "error": {"type", "message"}}), Google ({"error": {"code": 400, "message",
     "status": "INVALID_ARGUMENT"}}), FastAPI ({"detail": ...})."""
     if not isinstance(data, dict):
