@@ -270,7 +270,7 @@ def print_failures(console: Console, results: RunResults) -> None:
         console.print(f"Run the same command again to retry only the failed ones ({retryable} may succeed).")
     else:
         console.print("Running the same command again would get the same errors: change what causes them "
-                      "(the prompt, --max-tokens, the model or its server) first.")
+                      "(the prompt, --max-tokens, the model, the judge or their servers) first.")
 
 
 def print_judge_audit(console: Console, out: Path) -> None:

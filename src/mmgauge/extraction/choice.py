@@ -37,7 +37,7 @@ from mmgauge.extraction.choice_rules import (
     RULE_REGEX,
     RULE_TEXT,
 )
-from mmgauge.extraction.methods import FAILURE, JUDGE, JUDGE_FAILED, RANDOM, UNRESOLVED
+from mmgauge.extraction.methods import FAILURE, JUDGE, JUDGE_FAILED, JUDGE_REFUSED, RANDOM, UNRESOLVED
 
 if TYPE_CHECKING:
     from mmgauge.extraction.judge import Judge
@@ -140,19 +140,23 @@ async def judge_choice(
 
     reply: str | None = None
     problems: list[str] = []
+    refused = True
     for attempt in range(tries):
         try:
             reply = await judge.ask(judge_prompt(question, options, answer, attempt))
         except JudgeUnavailable as error:
             problems.append(f"try {attempt + 1}: judge unavailable ({error})")
+            refused = refused and error.permanent
             continue
         read = match_choice(reply.strip(), options)
         if read.answer is not None:
             detail = f"try {attempt + 1}, reply read by {read.method}"
             return Extraction(answer=read.answer, method=JUDGE, judge_reply=reply, detail=detail)
         problems.append(f"try {attempt + 1}: reply not readable")
-    method = JUDGE_FAILED if reply is None else UNRESOLVED
-    return Extraction(answer=None, method=method, judge_reply=reply, detail="; ".join(problems))
+    if reply is not None:
+        return Extraction(answer=None, method=UNRESOLVED, judge_reply=reply, detail="; ".join(problems))
+    detail = (JUDGE_REFUSED if refused else "") + "; ".join(problems)
+    return Extraction(answer=None, method=JUDGE_FAILED, detail=detail)
 
 
 def random_choice(sample_id: str, options: Sequence[str], seed: int) -> Extraction:

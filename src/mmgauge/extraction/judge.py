@@ -10,7 +10,12 @@ from mmgauge.store.cache import ResponseCache, config_part, request_fingerprint
 
 
 class JudgeUnavailable(Exception):
-    """The judge backend failed for a request (after its own retries)."""
+    """The judge backend failed for a request (after its own retries); `permanent`: the backend says asking
+    again gets the same (a refusal of this prompt, not an outage)."""
+
+    def __init__(self, message: str, *, permanent: bool = False) -> None:
+        super().__init__(message)
+        self.permanent = permanent
 
 
 class Judge:
@@ -41,7 +46,7 @@ class Judge:
         if self.on_call is not None:
             self.on_call(False)
         if response.error is not None or response.text is None:
-            raise JudgeUnavailable(response.error or "empty judge reply")
+            raise JudgeUnavailable(response.error or "empty judge reply", permanent=response.error_permanent)
         if self.cache is not None:
             # Committed now, not with the next batch: a stopped judge pass is resumed from the cache, and a
             # verdict left in the buffer would be paid for again. Under the judge model's name, as a run's

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from mmgauge.benchmarks.baseline_scores import score_baselines
 from mmgauge.core.types import DatasetEntry, Sample, SampleRecord
 from mmgauge.extraction.judge import Judge
-from mmgauge.extraction.methods import JUDGE_FAILED
+from mmgauge.extraction.methods import JUDGE_FAILED, judge_refused
 from mmgauge.runner.progress import ProgressSink, outcome_of
 from mmgauge.store.results import BenchmarkResults, ErrorCount, merge_errors
 from mmgauge.store.run_folder import RunFolder
@@ -94,11 +94,15 @@ async def score_benchmark(
 
 def _await_judge(record: SampleRecord) -> SampleRecord:
     """A record whose judge calls all failed waits for the judge like a failed request: it is not scored (as
-    wrong or otherwise) and the next run of the same command judges it again. Its answer text is kept."""
-    if record.extraction is None or record.extraction.method != JUDGE_FAILED or not record.response.ok:
+    wrong or otherwise) and the next run of the same command judges it again. Its answer text is kept. Where
+    the judge's server refused every try, asking again gets the same: the failure is marked permanent."""
+    extraction = record.extraction
+    if extraction is None or extraction.method != JUDGE_FAILED or not record.response.ok:
         return record
-    error = f"judge failed: {record.extraction.detail or 'no reply'}"
-    update = {"error": error, "error_code": "judge failed", "error_permanent": False}
+    error = f"judge failed: {extraction.detail or 'no reply'}"
+    refused = judge_refused(extraction.method, extraction.detail)
+    update = {"error": error, "error_code": "judge refused" if refused else "judge failed",
+              "error_permanent": refused}
     return record.model_copy(update={"response": record.response.model_copy(update=update)})
 
 

@@ -8,12 +8,16 @@ from pathlib import Path
 
 import pytest
 
+from mmgauge.backends.base import BackendSettings
+from mmgauge.backends.openai import OpenAIBackend
 from mmgauge.benchmarks.mme.bench import MMEBenchmark, MMEOptions
 from mmgauge.benchmarks.mme.scoring import SUBTASKS
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import ModelResponse, SampleRecord
 from mmgauge.extraction.judge import Judge
+from mmgauge.extraction.methods import judge_refused
 from mmgauge.testing.scripted import ScriptedBackend
+from mmgauge.testing.server import Action, FakeOpenAIServer
 
 
 def tree_hash(root: Path) -> str:
@@ -102,6 +106,20 @@ def test_an_unavailable_judge_leaves_the_answer_waiting(tmp_path: Path) -> None:
     # Not "words-unknown" (which counts wrong): the runner treats it as a failed request to retry.
     assert first.extraction is not None and first.extraction.method == "judge-failed"
     assert first.extraction.detail is not None and first.extraction.detail.startswith("judge unavailable")
+    assert not judge_refused(first.extraction.method, first.extraction.detail)
+
+
+def test_a_judge_whose_server_refuses_the_prompt_leaves_the_answer_waiting_as_refused(tmp_path: Path) -> None:
+    bench = MMEBenchmark(MMEOptions(parser="words"))
+    records = run_records(bench, tmp_path, {"OCR/0001.png/q0": "sure", "OCR/0001.png/q1": "no"})
+    with FakeOpenAIServer() as server:
+        server.default = Action("context_length")
+        judge = Judge(OpenAIBackend(server.base_url, "judge", settings=BackendSettings(max_retries=0)))
+        (first, _) = asyncio.run(bench.resolve(records, {}, judge))
+        assert server.requests == 1  # the refusal ends the judging of that answer: no second prompt
+    assert first.extraction is not None and first.extraction.method == "judge-failed"
+    assert judge_refused(first.extraction.method, first.extraction.detail)
+    assert "context_length_exceeded" in (first.extraction.detail or "")
 
 
 def test_official_parser_never_goes_to_the_judge(tmp_path: Path) -> None:

@@ -30,7 +30,7 @@ from mmgauge.core.errors import UserError
 from mmgauge.core.types import AnswerChoice, Extraction, Message, Sample, SampleRecord
 from mmgauge.datasources.tables import fingerprint_files, table_files
 from mmgauge.extraction.judge import Judge, JudgeUnavailable
-from mmgauge.extraction.methods import JUDGE, JUDGE_FAILED
+from mmgauge.extraction.methods import JUDGE, JUDGE_FAILED, JUDGE_REFUSED
 from mmgauge.extraction.reasoning import marked_like, text_read
 from mmgauge.extraction.yesno import PARSERS, parse_words, parse_yes_no, parse_yes_no_many
 
@@ -216,7 +216,8 @@ async def ask_judge(judge: Judge, question: str, answer: str) -> Extraction:
         try:
             reply = await judge.ask(text)
         except JudgeUnavailable as exc:
-            return Extraction(answer=None, method=JUDGE_FAILED, detail=f"judge unavailable: {exc}")
+            refused = JUDGE_REFUSED if exc.permanent else ""
+            return Extraction(answer=None, method=JUDGE_FAILED, detail=f"{refused}judge unavailable: {exc}")
         read = parse_words(reply)
         if read.answer is not None:
             return Extraction(answer=read.answer, method="judge", judge_reply=reply, detail=f"try {attempt}")
