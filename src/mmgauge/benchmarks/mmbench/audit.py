@@ -32,16 +32,22 @@ def audit(answers: Sequence[Answer]) -> BenchmarkJudgeAudit:
     correct = np.array([k != "" and a.answer == k for a, k in zip(chosen, keys, strict=True)], dtype=bool)
     loose = np.array([a.method in RULE_UNRESOLVED for a in chosen], dtype=bool)
 
-    def groups(right: BoolArray) -> Outcomes:
-        return outcomes(
-            group=np.array([int(m["g_index"]) for m in meta], dtype=np.int64),
-            copy=np.array([int(m["copy"]) for m in meta], dtype=np.int64),
-            n_copies=np.array([int(m["n_copies"]) for m in meta], dtype=np.int64), correct=right,
-            has_answer=keys != "", request_failed=np.array([a.failed for a in chosen], dtype=bool),
-            l2=np.full(len(chosen), "", dtype=object), category=np.full(len(chosen), "", dtype=object),
-            answer=keys)
+    # The columns that do not depend on the verdicts, made once for the three scorings.
+    columns = {
+        "group": np.array([int(m["g_index"]) for m in meta], dtype=np.int64),
+        "copy": np.array([int(m["copy"]) for m in meta], dtype=np.int64),
+        "n_copies": np.array([int(m["n_copies"]) for m in meta], dtype=np.int64),
+        "has_answer": keys != "", "request_failed": np.array([a.failed for a in chosen], dtype=bool),
+        "l2": np.full(len(chosen), "", dtype=object), "category": np.full(len(chosen), "", dtype=object),
+        "answer": keys,
+    }
 
-    scored, high, low = groups(correct), groups(correct | loose), groups(correct & ~loose)
+    def groups(right: BoolArray) -> Outcomes:
+        return outcomes(correct=right, **columns)
+
+    scored = groups(correct)
+    # With every answer read by rules (no judge step was needed), both bounds are the number as scored.
+    high, low = (groups(correct | loose), groups(correct & ~loose)) if loose.any() else (scored, scored)
     bounds = []
     if len(scored):
         for metric, label in (("circular", "MMBench circular"), ("vanilla", "MMBench vanilla")):
