@@ -12,6 +12,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from mmgauge.testing.faults import CONTEXT_LENGTH_400, Action
 from mmgauge.testing.server import FakeOpenAIServer
 from mmgauge.testing.toy import write_toy_data
@@ -79,6 +81,20 @@ def test_the_console_names_each_error_with_its_count_and_no_rerun_for_permanent_
     assert "5 request(s) failed" in done.out
     assert "run the same command again" not in done.out.lower()
 
+
+
+@pytest.mark.parametrize("bench", ["mmbench", "mmstar", "mme", "pope"])
+def test_no_benchmark_note_advises_a_rerun_that_would_meet_the_same_refusal(
+    cli: Any, tmp_path: Path, bench: str
+) -> None:
+    with FakeOpenAIServer() as server:
+        server.default = Action("500_same")
+        done = cli("run", "--model", fast_model(tmp_path, server.base_url), "--bench", bench, "--limit", "4",
+                   "--out", tmp_path / "run", "--no-cache", "--judge", "none")
+    assert done.code == 1
+    assert "Running the same command again would get the same errors" in done.out
+    notes = " ".join(value for _, value in results(tmp_path / "run")["benchmarks"][bench]["headline"])
+    assert "same command again" not in notes
 
 def test_a_transient_error_keeps_the_advice_to_run_again(cli: Any, toy: None, tmp_path: Path) -> None:
     data = write_toy_data(tmp_path / "data", 6)

@@ -128,8 +128,9 @@ class MMBenchResult(BaseModel):
         if self.unresolved:
             lines.extend(self._unresolved_lines())
         if self.pending_groups:
+            # Whether a re-run can help depends on the errors, which the run's failure lines say.
             lines.append(f"{self.pending_groups} question groups have failed requests and are not scored yet "
-                         "(partial result): run the same command again to retry them")
+                         "(partial result): they are scored once their requests succeed")
         if self.failed:
             lines.append(f"{self.failed} answers carry the failure marker and count wrong")
         if self.incomplete_groups:

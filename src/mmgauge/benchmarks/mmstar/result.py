@@ -84,8 +84,9 @@ class MMStarResult(BaseModel):
         if self.failed:
             lines.append(f"{self.failed} answers carry the failure marker and count wrong")
         if self.pending:
+            # Whether a re-run can help depends on the errors, which the run's failure lines say.
             lines.append(f"{self.pending} questions have failed requests and are not scored yet (partial "
-                         "result): run the same command again to retry them")
+                         "result): they are scored once their requests succeed")
         if self.unanswered:
             lines.append(f"{self.unanswered} questions have no answer key and are not scored")
         return lines
