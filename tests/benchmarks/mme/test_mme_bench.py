@@ -176,3 +176,18 @@ def test_a_subtask_without_any_yes_or_no_has_no_yes_ratio(tmp_path: Path) -> Non
 
 def _sample_ids(bench: MMEBenchmark, tmp_path: Path) -> list[str]:
     return [sample.id for sample in bench.load(bench.sample_data(tmp_path / "ids")).samples]
+
+
+def test_a_total_with_no_answered_subtask_says_so_and_has_no_baselines(tmp_path: Path) -> None:
+    from mmgauge.benchmarks.baseline_scores import score_baselines
+
+    bench = MMEBenchmark()
+    records = run_records(bench, tmp_path, {"OCR/0001.png/q0": None, "OCR/0001.png/q1": None,
+                                             "OCR/0002.png/q0": "yes", "OCR/0002.png/q1": "no"})
+    rows = dict(bench.summary(bench.score(records)))
+    assert rows["MME cognition"] == "nothing scored yet (of 800)"
+    assert rows["MME perception"].startswith("200.00 / 2000")  # OCR's one answered image: both right
+    baselines = score_baselines(bench, records)
+    assert baselines and all(set(b.headline) == {"MME perception"} for b in baselines.values())
+    failed = run_records(bench, tmp_path, {"OCR/0001.png/q0": None, "OCR/0001.png/q1": None})
+    assert dict(bench.summary(bench.score(failed)))["MME perception"] == "nothing scored yet (of 2000)"

@@ -200,8 +200,10 @@ class MMEBenchmark(Benchmark[MMEOptions, MMEResult]):
         return (record.metadata.get("subtask"), record.metadata.get("image"), record.round)
 
     def headline_numbers(self, result: MMEResult) -> Numbers:
+        # A total none of whose subtasks was answered has no number to set a baseline beside.
+        totals = {"MME perception": result.perception, "MME cognition": result.cognition}
         return Numbers(
-            headline={"MME perception": result.perception.score, "MME cognition": result.cognition.score},
+            headline={label: total.score for label, total in totals.items() if total.scored},
             breakdowns={"acc": {name: s.acc for name, s in result.subtasks.items()},
                         "acc_plus": {name: s.acc_plus for name, s in result.subtasks.items()}},
         )
@@ -226,6 +228,8 @@ async def ask_judge(judge: Judge, question: str, answer: str) -> Extraction:
 
 
 def _total_text(total: Total) -> str:
+    if not total.scored:
+        return f"nothing scored yet (of {total.max:.0f})"
     text = f"{total.score:.2f} / {total.max:.0f}"
     if total.ci is not None:
         text += f" ({total.ci.text()})"

@@ -113,6 +113,11 @@ class Total(BaseModel):
     missing: list[str] = Field(default_factory=list)
     incomplete: list[str] = Field(default_factory=list)
 
+    @property
+    def scored(self) -> bool:
+        """Whether any of its subtasks has a scored question (each subtask counts 200 of `max`)."""
+        return 200 * len(self.missing) < self.max
+
 
 class MMEResult(BaseModel):
     schema_version: int = SCHEMA_VERSION
