@@ -12,6 +12,7 @@ from mmgauge.backends.base import BackendSettings
 from mmgauge.backends.openai import OpenAIBackend
 from mmgauge.benchmarks.mme.bench import MMEBenchmark, MMEOptions
 from mmgauge.benchmarks.mme.scoring import SUBTASKS
+from mmgauge.benchmarks.mme.tidy import mme_rows
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import ModelResponse, SampleRecord
 from mmgauge.extraction.judge import Judge
@@ -191,3 +192,6 @@ def test_a_total_with_no_answered_subtask_says_so_and_has_no_baselines(tmp_path:
     assert baselines and all(set(b.headline) == {"MME perception"} for b in baselines.values())
     failed = run_records(bench, tmp_path, {"OCR/0001.png/q0": None, "OCR/0001.png/q1": None})
     assert dict(bench.summary(bench.score(failed)))["MME perception"] == "nothing scored yet (of 2000)"
+    totals = {row.metric: row.value for row in mme_rows(bench.score(records).model_dump(mode="json"))
+              if row.headline}
+    assert totals == {"perception": 200.0, "cognition": None}  # export table: no value, not 0

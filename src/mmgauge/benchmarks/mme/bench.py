@@ -168,8 +168,8 @@ class MMEBenchmark(Benchmark[MMEOptions, MMEResult]):
 
     def summary(self, result: MMEResult) -> list[tuple[str, str]]:
         rows = [("MME parser", result.parser)]
-        rows.append(("MME perception", _total_text(result.perception)))
-        rows.append(("MME cognition", _total_text(result.cognition)))
+        rows.append(("MME perception", result.perception.text()))
+        rows.append(("MME cognition", result.cognition.text()))
         ratio = overall_yes_ratio(result)
         read = sum(read_yes_or_no(s) for s in result.subtasks.values())
         if ratio is not None:
@@ -225,15 +225,6 @@ async def ask_judge(judge: Judge, question: str, answer: str) -> Extraction:
             return Extraction(answer=read.answer, method="judge", judge_reply=reply, detail=f"try {attempt}")
     return Extraction(answer=None, method="words-unknown", judge_reply=reply,
                       detail=f"the judge gave no readable yes/no in {JUDGE_TRIES} tries")
-
-
-def _total_text(total: Total) -> str:
-    if not total.scored:
-        return f"nothing scored yet (of {total.max:.0f})"
-    text = f"{total.score:.2f} / {total.max:.0f}"
-    if total.ci is not None:
-        text += f" ({total.ci.text()})"
-    return text + (" partial" if total.partial else "")
 
 
 def _partial_text(total: Total) -> str:

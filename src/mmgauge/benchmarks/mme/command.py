@@ -14,7 +14,7 @@ from mmgauge.core.params import Arg, Opt
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from mmgauge.benchmarks.mme.scoring import MMEResult, Total
+    from mmgauge.benchmarks.mme.scoring import MMEResult
 
 
 def score_command(
@@ -91,11 +91,6 @@ def _notes(result: MMEResult) -> list[str]:
     return notes
 
 
-def _total_cell(total: Total) -> str:
-    ci = "" if total.ci is None else f"  ({total.ci.text()})"
-    return f"{total.score:.2f} / {total.max:.0f}{ci}{' partial' if total.partial else ''}"
-
-
 def _table(result: MMEResult) -> Table:
     from rich.table import Table
 
@@ -108,6 +103,6 @@ def _table(result: MMEResult) -> Table:
         table.add_row(name, f"{s.acc:.2f}", f"{s.acc_plus:.2f}", f"{s.score:.2f}", str(s.other), ratio,
                       str(s.failed) + ("" if s.complete else " (incomplete)"))
     table.add_section()
-    table.add_row("perception (95% CI)", "", "", _total_cell(result.perception))
-    table.add_row("cognition (95% CI)", "", "", _total_cell(result.cognition))
+    table.add_row("perception (95% CI)", "", "", result.perception.text(gap="  "))
+    table.add_row("cognition (95% CI)", "", "", result.cognition.text(gap="  "))
     return table

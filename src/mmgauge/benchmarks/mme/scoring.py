@@ -118,6 +118,14 @@ class Total(BaseModel):
         """Whether any of its subtasks has a scored question (each subtask counts 200 of `max`)."""
         return 200 * len(self.missing) < self.max
 
+    def text(self, gap: str = " ") -> str:
+        """`score / max (interval) partial`, or that nothing is scored yet: as the summary and `score mme`
+        show it."""
+        if not self.scored:
+            return f"nothing scored yet (of {self.max:.0f})"
+        ci = "" if self.ci is None else f"{gap}({self.ci.text()})"
+        return f"{self.score:.2f} / {self.max:.0f}{ci}{' partial' if self.partial else ''}"
+
 
 class MMEResult(BaseModel):
     schema_version: int = SCHEMA_VERSION

@@ -14,7 +14,9 @@ from mmgauge.parts.tidy import PERCENT, POINTS, TidyRow, breakdown, metric_row
 def mme_rows(data: Mapping[str, Any]) -> list[TidyRow]:
     """Perception and cognition totals (points), and per subtask acc, acc+, score and the share of yes."""
     result = MMEResult.model_validate(data)
-    rows = [metric_row(name, total.score, POINTS, ci=total.ci, partial=total.partial, headline=True)
+    # A total none of whose subtasks was answered has no value (its score field holds 0).
+    rows = [metric_row(name, total.score if total.scored else None, POINTS, ci=total.ci,
+                       partial=total.partial, headline=True)
             for name, total in (("perception", result.perception), ("cognition", result.cognition))]
     for name, score in result.subtasks.items():
         where, partial = breakdown(("subtask", name)), not score.complete
