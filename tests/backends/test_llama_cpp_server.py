@@ -193,3 +193,16 @@ def test_the_real_server_as_the_judge_reads_answers_and_a_rerun_asks_it_nothing(
     assert llama_server.posts() - before == asked  # the judge's replies come from the response cache
     rerun = json.loads((tmp_path / "run" / "results.json").read_text())["benchmarks"]["mmbench"]
     assert rerun["result"] == results["result"] and rerun["judge_calls"] == 0
+
+
+def test_a_model_name_the_server_does_not_list_is_a_warning_and_its_model_answers(
+    cli: Any, llama_server: LlamaServer, tmp_path: Path
+) -> None:
+    # The sample's first two M3GIA questions are text only, which this text-only model can take.
+    done = cli("run", "--model", f"openai:gpt-4o@{llama_server.url}", "--bench", "m3gia", "--limit", "2",
+               "--out", tmp_path / "run", "--no-cache")
+    assert done.code == 0, done.out
+    assert f"{llama_server.url} does not list model 'gpt-4o' (it lists smollm2)" in " ".join(done.out.split())
+    answered = records(tmp_path / "run")
+    assert len(answered) == 2 and all(r["response"]["text"] and r["response"]["error"] is None
+                                      for r in answered)
