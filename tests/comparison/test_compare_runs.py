@@ -179,3 +179,20 @@ def test_fewer_than_two_runs_or_nothing_shared(runs: dict[str, Path], cli: Any, 
     assert "at least two runs" in cli("compare", runs["a"]).error_line()
     assert "no such run folder" in cli("compare", runs["a"], tmp_path / "missing").error_line()
     assert "'--level'" in cli("compare", runs["a"], runs["b"], "--level", "1.5").error_line()
+
+
+def test_a_run_with_no_answered_question_is_named_not_taken_for_other_data(cli: Any, tmp_path: Path) -> None:
+    from mmgauge.testing.server import Action, FakeOpenAIServer
+
+    model = tmp_path / "model.yaml"
+    with FakeOpenAIServer() as server:
+        server.default = Action("500_same")  # every request fails: the run answers nothing
+        model.write_text(f'spec: "openai:m@{server.base_url}"\nsettings:\n  backoff_base_s: 0.01\n')
+        assert cli("run", "--model", model, "--bench", "mme", "--limit", "4", "--no-cache",
+                   "--out", tmp_path / "failed").code == 1
+    assert cli("run", "--model", "mock:yes", "--bench", "mme", "--limit", "4", "--no-cache",
+               "--out", tmp_path / "answered").code == 0
+    line = cli("compare", tmp_path / "answered", tmp_path / "failed").error_line()
+    assert line.endswith("(failed) has no answered mme questions to compare"), line
+    line = cli("compare", tmp_path / "failed", tmp_path / "failed").error_line()
+    assert line.endswith("have no answered mme questions to compare") and "different data" not in line

@@ -105,8 +105,12 @@ def pair_outcomes(a: Source, b: Source, benchmark: str) -> tuple[Outcomes, Outco
     where = {str(key): i for i, key in enumerate(ob.keys.tolist())}
     ia = [i for i, key in enumerate(oa.keys.tolist()) if str(key) in where]
     if not ia:
-        example_a = str(oa.keys[0]) if len(oa) else "none"
-        example_b = str(ob.keys[0]) if len(ob) else "none"
+        empty = [source.label for source, found in ((a, oa), (b, ob)) if not len(found)]
+        if empty:
+            # Nothing to pair because a run answered nothing (every request failed, say): no data mismatch.
+            raise UserError(f"{' and '.join(empty)} {'has' if len(empty) == 1 else 'have'} no answered "
+                            f"{benchmark} {oa.item}s to compare")
+        example_a, example_b = str(oa.keys[0]), str(ob.keys[0])
         raise UserError(
             f"{a.label} and {b.label} share no answered {benchmark} {oa.item}s (different data? e.g. "
             f"'{example_a}' vs '{example_b}')")
