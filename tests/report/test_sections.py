@@ -104,3 +104,23 @@ def test_m3gia_cards_show_the_gia_interval_with_its_n() -> None:
     expected = f"95% CI {gia.gia_ci.low:.2f}–{gia.gia_ci.high:.2f}, n=300 · "
     assert (cards["GIA english"] or "").startswith(expected)
     assert (cards["M3GIA english"] or "").endswith(", n=300")
+
+
+def test_mme_cards_of_a_total_with_nothing_answered_say_so_not_zero(tmp_path: Path) -> None:
+    from mmgauge.benchmarks.mme.bench import MMEBenchmark
+    from mmgauge.benchmarks.mme.report import _cards
+    from mmgauge.core.types import ModelResponse, SampleRecord
+    from mmgauge.parts.report.views import BenchView
+
+    bench = MMEBenchmark()
+    dataset = bench.load(bench.sample_data(tmp_path))
+    records = [SampleRecord(benchmark="mme", sample_id=s.id, fingerprint="m", prompt=s.question,
+                            response=ModelResponse(text="yes") if s.metadata["subtask"] == "OCR"
+                            else ModelResponse(error="HTTP 500"),
+                            extraction=bench.extract(s, "yes") if s.metadata["subtask"] == "OCR" else None,
+                            target=s.answer, correct=None, metadata=bench.record_metadata(s))
+               for s in dataset.samples]
+    result = bench.score(records).model_dump()
+    cards = {card.label: card.value for card in _cards(BenchView("mme", result=result))}
+    assert cards["MME cognition"] == "nothing scored yet"
+    assert cards["MME perception"].endswith(" / 2000 (partial)")  # OCR answered: a number, though partial

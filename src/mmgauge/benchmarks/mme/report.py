@@ -60,6 +60,10 @@ def _cards(bench: BenchView) -> list[Card]:
     r = _result(bench)
     cards = []
     for name, total in (("perception", r.perception), ("cognition", r.cognition)):
+        if not total.scored:
+            cards.append(Card(f"MME {name}", "nothing scored yet", f"none of its subtasks answered (of "
+                                                                   f"{total.max:.0f})", warn=True))
+            continue
         value = f"{total.score:.1f} / {total.max:.0f}" + (" (partial)" if total.partial else "")
         cards.append(Card(f"MME {name}", value, _ci(total), warn=total.partial))
     ratio = yes_ratio(r)
@@ -168,7 +172,7 @@ def _tables(bench: BenchView) -> list[Table]:
     subtasks = Table("mme_subtasks", ["subtask", "part", "acc", "acc+", "score", "yes % of yes/no",
                                       "questions", "images", "unreadable", "failed", "complete"], rows)
     totals = Table("mme_totals", ["part", "score", "max", "ci_low", "ci_high", "partial"], [
-        [name, t.score, t.max, t.ci_low, t.ci_high, t.partial]
+        [name, t.score if t.scored else None, t.max, t.ci_low, t.ci_high, t.partial]
         for name, t in (("perception", r.perception), ("cognition", r.cognition))
     ])
     return [subtasks, totals]
