@@ -92,6 +92,11 @@ class AnthropicBackend(HTTPBackend):
     def parse_reply(self, data: Any) -> Reply:
         if not isinstance(data, dict):
             raise ReplyError(f"the body is a JSON {type(data).__name__}, not an object")
+        stop = data.get("stop_reason")
+        if stop == "refusal":
+            # Its safety classifiers stopped the answer: the same on every try, the request's own error.
+            raise ReplyError(_refusal_text(data.get("stop_details")), permanent=True,
+                             code="stop_reason refusal")
         content = data.get("content")
         if not isinstance(content, list):
             raise ReplyError("no content list")
@@ -109,5 +114,18 @@ class AnthropicBackend(HTTPBackend):
             )
             if isinstance(usage, dict)
             else Usage(),
-            truncated=data.get("stop_reason") == "max_tokens",
+            # What was written before the token limit or the model's context window ran out: kept, marked cut.
+            truncated=stop in _CUT,
         )
+
+
+#: Stop reasons of an answer cut short by a limit rather than finished.
+_CUT = frozenset({"max_tokens", "model_context_window_exceeded"})
+
+
+def _refusal_text(details: Any) -> str:
+    """The refusal in one line, with the policy category and explanation the API gives (`stop_details`)."""
+    found = details if isinstance(details, dict) else {}
+    category, explanation = found.get("category"), found.get("explanation")
+    text = "the model refused (stop_reason refusal" + (f", category {category}" if category else "") + ")"
+    return text + (f": {explanation}" if isinstance(explanation, str) and explanation else "")

@@ -146,9 +146,17 @@ class OpenAIBackend(HTTPBackend):
         message = first.get("message") if isinstance(first, dict) else None
         if not isinstance(message, dict):
             raise ReplyError("choices[0] has no message")
+        finish = first.get("finish_reason")
+        refusal = message.get("refusal")
+        # A refusal, or an answer a content filter stopped, is the same on every try: the request's own error.
+        if isinstance(refusal, str) and refusal:
+            raise ReplyError(f"the model refused: {refusal}", permanent=True, code="refusal")
+        if finish == "content_filter":
+            raise ReplyError("a content filter stopped the answer (finish_reason content_filter)",
+                             permanent=True, code="finish_reason content_filter")
         # "length": the answer hit max_tokens, and what is read from it may be cut short.
         return Reply(text=_content_text(message.get("content")), usage=_usage(data.get("usage")),
-                     truncated=first.get("finish_reason") == "length")
+                     truncated=finish == "length")
 
 
 def _usage(usage: Any) -> Usage:

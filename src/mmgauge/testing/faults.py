@@ -6,6 +6,7 @@ import random
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 #: Every kind of reply the test server can give (besides "ok"):
 #:   429 / 500 / 503 / 529 (Anthropic's "overloaded") / 401 (its body echoes the key that was sent);
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 #:   chat template, which fails to join a list to a string), instant and the same body every time;
 #:   context_length: OpenAI's 400 for a prompt too long, a JSON error whose `code` lies past 200 characters;
 #:   length: an answer cut at the token limit (finish_reason "length"; Anthropic stop_reason "max_tokens").
+#: And "body": a 200 whose JSON is `Action.body` as it is.
 FAULT_KINDS = (
     "429", "500", "503", "529", "401", "malformed", "hang", "close", "empty_choices", "null_content",
     "bad_usage", "gzip_bomb", "big", "500_same", "context_length", "length",
@@ -41,9 +43,11 @@ CONTEXT_LENGTH_400 = {"error": {
 
 @dataclass(frozen=True)
 class Action:
-    kind: str  # "ok" or one of FAULT_KINDS
+    kind: str  # "ok", "body" or one of FAULT_KINDS
     delay_s: float = 0.0
     retry_after: str | None = None
+    #: For "body": the JSON the server answers with, as it is (a provider's reply built with its SDK's types).
+    body: Any = None
 
 
 OK = Action("ok")

@@ -300,6 +300,9 @@ class FakeOpenAIServer:
         if kind == "401":
             self._send(handler, 401, self._key_error(handler))
             return True
+        if kind == "body":
+            self._send(handler, 200, json.dumps(action.body).encode())
+            return True
         if kind == "malformed":
             self._send(handler, 200, b'{"choices": [{"message": ' if not anthropic else b'{"content": [')
             return True
