@@ -31,8 +31,18 @@ def image_mime(data: bytes) -> str:
     return "application/octet-stream"
 
 
+#: The image types the major APIs take as they are (OpenAI's, and Anthropic's `media_type` values).
+COMMON_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+#: Modes a PNG holds as they are; an image in another mode (CMYK, 32-bit, ...) becomes RGB(A) first.
+_PNG_MODES = frozenset({"1", "L", "LA", "P", "RGB", "RGBA", "I;16"})
+
+
 class ImageEncoder:
     """(media type, base64 bytes) per image, cached by the image's sha256 up to `max_bytes` of base64.
+
+    An image whose type is not in `accepted` (a BMP or TIFF for an API that takes PNG, JPEG, GIF and WebP)
+    is sent as a PNG of the same pixels, so that it reaches the model instead of failing every request that
+    shows it; None accepts every type (a local engine that reads images with PIL).
 
     When the cache is full, the newest entry makes room. Least-recently-used would be the usual choice, but
     requests that cycle through more images than fit (circular rounds sent in file order) would then never
@@ -40,8 +50,9 @@ class ImageEncoder:
     times in a row (the runner sends requests grouped by image) hits under either policy.
     """
 
-    def __init__(self, max_bytes: int = 64 * 1024 * 1024) -> None:
+    def __init__(self, max_bytes: int = 64 * 1024 * 1024, accepted: frozenset[str] | None = None) -> None:
         self.max_bytes = max_bytes
+        self.accepted = accepted
         self._cache: dict[str, tuple[str, bytes]] = {}  # in the order the entries came
         self._size = 0
         self.encoded = 0  # how many encodings were computed (the rest were cache hits)
@@ -63,8 +74,7 @@ class ImageEncoder:
             self._size += size
         return entry
 
-    @staticmethod
-    def _compute(image: ImageRef) -> tuple[str, bytes]:
+    def _compute(self, image: ImageRef) -> tuple[str, bytes]:
         text = image.b64
         # Base64 text (images inside TSVs) that decoded strictly (sha256() above loaded it) is sent as it is;
         # only its first bytes are decoded, for the media type. Wrapped text is re-encoded.
@@ -74,11 +84,36 @@ class ImageEncoder:
             except (binascii.Error, ValueError):
                 head = b""
             mime = image_mime(head)
-            if mime != "application/octet-stream":
+            if mime != "application/octet-stream" and self._takes(mime):
                 return mime, text.encode("ascii")
         data = image.load()
-        return image_mime(data), base64.b64encode(data)
+        mime = image_mime(data)
+        if not self._takes(mime):
+            png = as_png(data)
+            if png is not None:
+                return "image/png", base64.b64encode(png)
+        return mime, base64.b64encode(data)
+
+    def _takes(self, mime: str) -> bool:
+        return self.accepted is None or mime in self.accepted
 
     def data_url(self, image: ImageRef) -> str:
         mime, data = self.encode(image)
         return f"data:{mime};base64,{data.decode('ascii')}"
+
+
+def as_png(data: bytes) -> bytes | None:
+    """The image's first frame as a PNG of the same pixels; None where PIL cannot read it."""
+    import io
+
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(io.BytesIO(data)) as opened:
+            frame = opened if opened.mode in _PNG_MODES else opened.convert(
+                "RGBA" if "A" in opened.getbands() else "RGB")
+            out = io.BytesIO()
+            frame.save(out, format="PNG")
+    except (OSError, UnidentifiedImageError, ValueError, Image.DecompressionBombError):
+        return None
+    return out.getvalue()

@@ -47,6 +47,8 @@ class GeminiBackend(HTTPBackend):
     reserved_body_keys = frozenset({
         "contents", "systemInstruction", "system_instruction", "generation_config", "model", "stream",
     })
+    # The image types Gemini documents (no GIF): a GIF goes as a PNG of its first frame.
+    image_types = frozenset({"image/png", "image/jpeg", "image/webp", "image/heic", "image/heif"})
 
     def __init__(
         self,

@@ -56,7 +56,7 @@ from mmgauge.backends._http_io import (
     snippet,
     token_count,
 )
-from mmgauge.backends._images import ImageEncoder
+from mmgauge.backends._images import COMMON_TYPES, ImageEncoder
 from mmgauge.backends._urls import spec_endpoints
 from mmgauge.backends.base import Backend, BackendSettings, Request
 from mmgauge.backends.request_options import RequestOptions
@@ -87,6 +87,8 @@ class HTTPBackend(Backend):
     request_options: ClassVar[frozenset[str]] = frozenset({"extra_body", "headers"})
     #: Body keys `extra_body` may not set: the backend owns them (messages) or a flag does (temperature).
     reserved_body_keys: ClassVar[frozenset[str]] = frozenset({"model", "messages", "stream"})
+    #: The image types the API takes as they are; any other is sent as a PNG of the same pixels.
+    image_types: ClassVar[frozenset[str]] = COMMON_TYPES
 
     def __init__(
         self,
@@ -124,7 +126,7 @@ class HTTPBackend(Backend):
             backoff_max_s=self.settings.backoff_max_s,
             unreachable_timeout_s=self.settings.unreachable_timeout_s,
         )
-        self.images = ImageEncoder()
+        self.images = ImageEncoder(accepted=self.image_types)
         self._bodies = BodyEncoder()
         self._api_key_env = api_key_env
         self._session: aiohttp.ClientSession | None = None
