@@ -1,10 +1,12 @@
 """Replies built with the providers' own SDK types (openai, anthropic, google-genai), read by the backends:
 every stop reason the SDK declares is an answer, an answer marked cut, or the request's own error; refusals
-and content filters are the request's own error at once, never retried as a malformed reply."""
+and content filters are the request's own error at once, never retried as a malformed reply. And a request
+body checked by the one SDK whose types refuse unknown fields (google-genai)."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import typing
 from typing import Any
 
@@ -146,3 +148,27 @@ def test_every_gemini_prompt_block_is_the_requests_own_error(reason: str) -> Non
 def test_a_gemini_reply_reads_usage_by_the_apis_own_field_names() -> None:
     reply = GeminiBackend("http://x", "gemini-x").parse_reply(gemini_reply("STOP"))
     assert (reply.usage.prompt_tokens, reply.usage.completion_tokens) == (12, 1)
+
+
+def test_a_gemini_request_body_is_what_the_sdks_strict_types_accept() -> None:
+    """google-genai's models refuse unknown fields: the parts, generation config and system instruction
+    mmgauge writes all validate, names and values, with a thinking budget added through extra_body."""
+    from mmgauge.backends.request_options import RequestOptions
+    from mmgauge.core.types import ImageRef
+    from mmgauge.testing.toy import tiny_png
+
+    options = RequestOptions(extra_body={"generationConfig": {"thinkingConfig": {"thinkingBudget": 0}}})
+    backend = GeminiBackend("http://x", "gemini-x", request=options)
+    config = GenerationConfig(max_tokens=7, temperature=0.5, top_p=0.9, seed=3, system_prompt="be brief")
+    request = Request(messages=[Message.user("is it red?", [ImageRef(data=tiny_png(1))])], config=config)
+    body = json.loads(bytes(backend.encode(request)))
+    assert set(body) == {"contents", "generationConfig", "systemInstruction"}
+    (content,) = [genai_types.Content.model_validate(item) for item in body["contents"]]
+    assert content.parts is not None and content.parts[0].inline_data is not None
+    assert content.parts[0].inline_data.mime_type == "image/png" and content.parts[1].text == "is it red?"
+    generation = genai_types.GenerationConfig.model_validate(body["generationConfig"])
+    assert (generation.max_output_tokens, generation.temperature, generation.top_p, generation.seed) == (
+        7, 0.5, 0.9, 3)
+    assert generation.thinking_config is not None and generation.thinking_config.thinking_budget == 0
+    system = genai_types.Content.model_validate(body["systemInstruction"])
+    assert system.parts is not None and system.parts[0].text == "be brief"
