@@ -142,6 +142,18 @@ def _error_fields(data: Any) -> tuple[str | None, list[str]]:
     return (message if isinstance(message, str) else None), labels
 
 
+_SAMPLING_NAMES = ("temperature", "top_p", "top_k")
+_REFUSAL_WORDS = ("deprecated", "not permitted", "not supported", "does not support", "unsupported")
+
+
+def refuses_sampling(message: str) -> bool:
+    """Whether a 400's message says the model takes no sampling parameter, as Anthropic ("`temperature` is
+    deprecated for this model.", "temperature: Extra inputs are not permitted") and OpenAI ("Unsupported
+    value: 'temperature' does not support 0 with this model") word it."""
+    text = message.lower()
+    return any(name in text for name in _SAMPLING_NAMES) and any(word in text for word in _REFUSAL_WORDS)
+
+
 def error_reply(status: int, raw: bytes, limit: int = 200) -> tuple[str, str]:
     """(one line for a non-2xx reply, a short label to group such errors by).
 

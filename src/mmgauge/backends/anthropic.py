@@ -32,7 +32,7 @@ class AnthropicBackend(HTTPBackend):
     default_base_url = "https://api.anthropic.com"
     retry_status = HTTPBackend.retry_status | {529}
     overload_status = frozenset({429, 503, 529})
-    request_options = frozenset({"extra_body", "headers"})
+    request_options = frozenset({"extra_body", "headers", "sampling"})
     reserved_body_keys = frozenset(
         {"model", "messages", "system", "stream", "max_tokens", "temperature", "top_p"}
     )
@@ -81,11 +81,12 @@ class AnthropicBackend(HTTPBackend):
             "model": self.model,
             "max_tokens": config.max_tokens,
             "messages": messages,
-            "temperature": config.temperature,
         }
+        if self.options.sampling:
+            body["temperature"] = config.temperature
         if system:
             body["system"] = "\n\n".join(system)
-        if config.top_p is not None:
+        if config.top_p is not None and self.options.sampling:
             body["top_p"] = config.top_p
         return body
 

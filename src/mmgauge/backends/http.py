@@ -50,6 +50,7 @@ from mmgauge.backends._http_io import (
     ReplyError,
     error_reply,
     post,
+    refuses_sampling,
     retry_after_seconds,
     same_reply_again,
     set_headers,
@@ -231,6 +232,10 @@ class HTTPBackend(Backend):
             info.update(base_urls=urls, concurrency_per_endpoint=self.ceiling)
         if self.options.given():
             info["request"] = self.options.public()
+        if not self.options.sampling:
+            # Shown wherever the run's numbers are (`runner.caveats`): the sampling flags did not apply.
+            info["caveat"] = ("no temperature or top_p was sent (request.sampling: false): the model "
+                              "answered with its own sampling defaults, whatever --temperature says")
         if self.settings.cache_namespace is not None:
             info["cache_namespace"] = self.settings.cache_namespace
         info.update(self.wire_identity())
@@ -375,6 +380,12 @@ class HTTPBackend(Backend):
                                               timeout_s=self.settings.timeout_s, redact=self._redact)
         if not 200 <= status < 300:
             message, code = error_reply(status, raw)
+            if status == 400 and self.options.sampling and refuses_sampling(message):
+                # Every request would be refused the same way: the run stops at once with the way out.
+                raise EndpointError(
+                    f"{self.model} refuses the sampling parameters mmgauge sends ({self._redact(message)}): "
+                    "add `request: {sampling: false}` to a model config to send none (the model then samples "
+                    "with its own defaults, and the run says so)")
             retry = status in self.retry_status
             raise Attempt(self._redact(message), retry=retry, kind=self._status_kind(status), status=status,
                           delay=retry_after_seconds(retry_after) if retry else None, replied=True,

@@ -82,7 +82,7 @@ def _content_text(content: Any) -> str | None:
 class OpenAIBackend(HTTPBackend):
     provider = "openai"
     request_options = frozenset(
-        {"extra_body", "headers", "max_completion_tokens", "api_version", "deployment"}
+        {"extra_body", "headers", "max_completion_tokens", "api_version", "deployment", "sampling"}
     )
     reserved_body_keys = _OWNED_KEYS
 
@@ -121,13 +121,14 @@ class OpenAIBackend(HTTPBackend):
         body: dict[str, Any] = {
             "model": self.model,
             "messages": to_openai_messages(request.messages, config.system_prompt, self.images, self.blob),
-            "temperature": config.temperature,
         }
+        if self.options.sampling:
+            body["temperature"] = config.temperature
         limit_key = "max_completion_tokens" if self.options.max_completion_tokens else "max_tokens"
         body[limit_key] = config.max_tokens
         if config.seed is not None:
             body["seed"] = config.seed
-        if config.top_p is not None:
+        if config.top_p is not None and self.options.sampling:
             body["top_p"] = config.top_p
         return body
 

@@ -4,6 +4,7 @@
       extra_body: {top_k: 20, chat_template_kwargs: {enable_thinking: false}}   # merged into the JSON body
       headers: {X-Tenant: eval}                                                # extra HTTP headers
       max_completion_tokens: true        # send the token limit as max_completion_tokens (newer OpenAI models)
+      sampling: false                    # send no temperature or top_p: for models that refuse them
       api_version: "2024-10-21"          # Azure: ?api-version=...
       deployment: gpt-4o-eval            # Azure: {base}/openai/deployments/{deployment}/chat/completions
 
@@ -35,6 +36,9 @@ class RequestOptions(BaseModel):
     extra_body: dict[str, Any] = Field(default_factory=dict)
     headers: dict[str, str] = Field(default_factory=dict)
     max_completion_tokens: bool = False
+    #: False: no temperature or top_p in the body, for models that refuse them (Anthropic's Claude 5 models
+    #: and API version 2026-10-21, OpenAI's reasoning models); the model then samples with its own defaults.
+    sampling: bool = True
     api_version: str | None = None
     deployment: str | None = None
 

@@ -20,7 +20,7 @@ from typing import Any
 #:   chat template, which fails to join a list to a string), instant and the same body every time;
 #:   context_length: OpenAI's 400 for a prompt too long, a JSON error whose `code` lies past 200 characters;
 #:   length: an answer cut at the token limit (finish_reason "length"; Anthropic stop_reason "max_tokens").
-#: And "body": a 200 whose JSON is `Action.body` as it is.
+#: And "body": `Action.body` as it is, with `Action.status`.
 FAULT_KINDS = (
     "429", "500", "503", "529", "401", "malformed", "hang", "close", "empty_choices", "null_content",
     "bad_usage", "gzip_bomb", "big", "500_same", "context_length", "length",
@@ -46,8 +46,10 @@ class Action:
     kind: str  # "ok", "body" or one of FAULT_KINDS
     delay_s: float = 0.0
     retry_after: str | None = None
-    #: For "body": the JSON the server answers with, as it is (a provider's reply built with its SDK's types).
+    #: For "body": the JSON the server answers with, as it is (a provider's reply built with its SDK's types),
+    #: and its HTTP status.
     body: Any = None
+    status: int = 200
 
 
 OK = Action("ok")
