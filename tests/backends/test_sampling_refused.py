@@ -71,6 +71,7 @@ def test_sampling_false_sends_no_temperature_and_every_display_says_so(
     assert manifest["backend"]["request"] == {"sampling": False}
     results = json.loads((tmp_path / "run" / "results.json").read_text())
     assert any("no temperature or top_p was sent" in note for note in results["notes"])
+    assert results["labels"] == ["own sampling"]  # not "baseline": that tag is the embedded model's
     assert "no temperature or top_p was sent" in " ".join(done.out.split())
 
 

@@ -93,7 +93,7 @@ class EmbeddedBackend(Backend):
 
     def describe(self) -> dict[str, Any]:
         return {**self.engine.describe(), "max_new_tokens_cap": MAX_NEW_TOKENS_CAP, "choices": CHOICE_METHOD,
-                "caveat": CAVEAT}
+                "caveat": CAVEAT, "caveat_label": "baseline"}
 
     async def generate(self, batch: Sequence[Request]) -> list[ModelResponse]:
         return await self._model_thread.run(self._generate, list(batch))

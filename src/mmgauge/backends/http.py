@@ -236,6 +236,7 @@ class HTTPBackend(Backend):
             # Shown wherever the run's numbers are (`runner.caveats`): the sampling flags did not apply.
             info["caveat"] = ("no temperature or top_p was sent (request.sampling: false): the model "
                               "answered with its own sampling defaults, whatever --temperature says")
+            info["caveat_label"] = "own sampling"
         if self.settings.cache_namespace is not None:
             info["cache_namespace"] = self.settings.cache_namespace
         info.update(self.wire_identity())

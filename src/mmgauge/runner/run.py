@@ -367,7 +367,11 @@ def caveats(manifest: RunManifest) -> list[str]:
 def caveat_labels(manifest: RunManifest) -> list[str]:
     """Short tags for the caveats, to mark the run wherever it is named (leaderboards, comparisons)."""
     labels = ["sample data"] if any(entry.builtin_sample for entry in manifest.datasets) else []
-    return labels + (["baseline"] if manifest.backend.get("caveat") else [])
+    label = manifest.backend.get("caveat_label")
+    if not isinstance(label, str):
+        # Manifests written before caveat labels: the embedded baseline's was the only caveat there was.
+        label = "baseline" if manifest.backend.get("caveat") else ""
+    return labels + ([label] if label else [])
 
 
 def answers_of(
