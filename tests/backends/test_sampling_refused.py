@@ -1,6 +1,7 @@
-"""Models that refuse sampling parameters (Anthropic's Claude 5 models and API version 2026-10-21; OpenAI's
-reasoning models): the first refusal stops the run with the way out, and `request: {sampling: false}` sends
-none, with a caveat on every display of the run's numbers."""
+"""Models that refuse a parameter every request carries (sampling parameters: Anthropic's Claude 5 models and
+API version 2026-10-21, OpenAI's reasoning models; `max_tokens`: OpenAI's reasoning models): the first
+refusal stops the run with the way out; `request: {sampling: false}` sends no sampling parameters, with a
+caveat on every display of the run's numbers."""
 
 from __future__ import annotations
 
@@ -91,3 +92,21 @@ def test_sampling_false_leaves_top_p_out_too_and_keeps_everything_else() -> None
         "model", "messages", "max_tokens"}
     sent = OpenAIBackend("http://x/v1", "m").build_body(request)
     assert (sent["temperature"], sent["top_p"]) == (0.7, 0.5)
+
+
+def test_an_openai_model_that_wants_max_completion_tokens_stops_the_run_naming_the_option(
+    cli: Any, toy: None, tmp_path: Path
+) -> None:
+    message = ("Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+               "'max_completion_tokens' instead.")
+    refusal = {"error": {"message": message, "type": "invalid_request_error", "param": "max_tokens",
+                         "code": "unsupported_parameter"}}
+    data = write_toy_data(tmp_path / "data", 4)
+    with FakeOpenAIServer() as server:
+        server.default = Action("body", body=refusal, status=400)
+        done = cli("run", "--model", model_file(tmp_path, f"openai:o-x@{server.base_url}"), "--bench", "toy",
+                   "--data", data, "--out", tmp_path / "run", "--no-cache", "--concurrency", "1")
+        asked = server.requests
+    assert done.code != 0 and asked == 1
+    line = done.error_line()
+    assert "o-x refuses max_tokens mmgauge sends" in line and "request: {max_completion_tokens: true}" in line

@@ -381,12 +381,12 @@ class HTTPBackend(Backend):
                                               timeout_s=self.settings.timeout_s, redact=self._redact)
         if not 200 <= status < 300:
             message, code = error_reply(status, raw)
-            if status == 400 and self.options.sampling and refuses_sampling(message):
+            refused = self.refused_setting(message) if status == 400 else None
+            if refused is not None:
                 # Every request would be refused the same way: the run stops at once with the way out.
+                what, fix = refused
                 raise EndpointError(
-                    f"{self.model} refuses the sampling parameters mmgauge sends ({self._redact(message)}): "
-                    "add `request: {sampling: false}` to a model config to send none (the model then samples "
-                    "with its own defaults, and the run says so)")
+                    f"{self.model} refuses {what} mmgauge sends ({self._redact(message)}): {fix}")
             retry = status in self.retry_status
             raise Attempt(self._redact(message), retry=retry, kind=self._status_kind(status), status=status,
                           delay=retry_after_seconds(retry_after) if retry else None, replied=True,
@@ -404,6 +404,14 @@ class HTTPBackend(Backend):
         if reply.text is None:
             reply.text = ""
         return reply
+
+    def refused_setting(self, message: str) -> tuple[str, str] | None:
+        """(what, the model-config change to make) when a 400 refuses a parameter that every request carries,
+        so that no request can succeed as configured; None for a refusal of that request alone."""
+        if self.options.sampling and refuses_sampling(message):
+            return ("the sampling parameters", "add `request: {sampling: false}` to a model config to send "
+                    "none (the model then samples with its own defaults, and the run says so)")
+        return None
 
     def _status_kind(self, status: int) -> Failure:
         if status in self.fatal_status:

@@ -132,6 +132,15 @@ class OpenAIBackend(HTTPBackend):
             body["top_p"] = config.top_p
         return body
 
+    def refused_setting(self, message: str) -> tuple[str, str] | None:
+        # OpenAI's reasoning models: "Unsupported parameter: 'max_tokens' is not supported with this model.
+        # Use 'max_completion_tokens' instead."
+        other = message.replace("max_completion_tokens", "")
+        if not self.options.max_completion_tokens and "max_tokens" in other and other != message:
+            return ("max_tokens", "add `request: {max_completion_tokens: true}` to a model config to send "
+                    "the token limit under that name")
+        return super().refused_setting(message)
+
     def payload(self, request: Request) -> dict[str, Any]:
         """The JSON body as a dict: what `encode()` sends, images included."""
         data: dict[str, Any] = json.loads(bytes(self.encode(request)))
