@@ -106,7 +106,7 @@ def as_png(data: bytes) -> bytes | None:
     """The image's first frame as a PNG of the same pixels; None where PIL cannot read it."""
     import io
 
-    from PIL import Image, UnidentifiedImageError
+    from PIL import Image
 
     try:
         with Image.open(io.BytesIO(data)) as opened:
@@ -114,6 +114,6 @@ def as_png(data: bytes) -> bytes | None:
                 "RGBA" if "A" in opened.getbands() else "RGB")
             out = io.BytesIO()
             frame.save(out, format="PNG")
-    except (OSError, UnidentifiedImageError, ValueError, Image.DecompressionBombError):
+    except (OSError, ValueError, Image.DecompressionBombError):  # PIL's unreadable-image error is an OSError
         return None
     return out.getvalue()

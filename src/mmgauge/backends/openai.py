@@ -135,8 +135,9 @@ class OpenAIBackend(HTTPBackend):
     def refused_setting(self, message: str) -> tuple[str, str] | None:
         # OpenAI's reasoning models: "Unsupported parameter: 'max_tokens' is not supported with this model.
         # Use 'max_completion_tokens' instead."
-        other = message.replace("max_completion_tokens", "")
-        if not self.options.max_completion_tokens and "max_tokens" in other and other != message:
+        wanted = "max_completion_tokens" in message
+        if not self.options.max_completion_tokens and wanted and "max_tokens" in message.replace(
+                "max_completion_tokens", ""):
             return ("max_tokens", "add `request: {max_completion_tokens: true}` to a model config to send "
                     "the token limit under that name")
         return super().refused_setting(message)
