@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from importlib.metadata import entry_points
+from mmgauge.core.entry_points import declared
 
 ENTRY_POINT_GROUP = "mmgauge.backends"
 #: Names mmgauge's own backends take; a plug-in cannot shadow them.
@@ -11,5 +11,4 @@ BUILT_IN = frozenset({"embedded", "openai", "anthropic", "hf", "vllm", "replay",
 
 def plugin_backends() -> dict[str, str]:
     """name -> "module:Class" of the backends installed packages register (built-in names win)."""
-    return {entry.name: entry.value for entry in entry_points(group=ENTRY_POINT_GROUP)
-            if entry.name not in BUILT_IN}
+    return {name: target for name, target in declared(ENTRY_POINT_GROUP) if name not in BUILT_IN}

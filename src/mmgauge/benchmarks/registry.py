@@ -12,10 +12,10 @@ Everything else the framework knows of a benchmark it asks the class (its hooks,
 from __future__ import annotations
 
 from collections.abc import Mapping
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from mmgauge.core.entry_points import declared as declared_entry_points
 from mmgauge.core.errors import UserError
 from mmgauge.core.loading import UNDECLARED, declared_constant, import_class
 
@@ -32,8 +32,8 @@ BENCHMARKS: dict[str, str] = {}
 
 def _entry_points() -> dict[str, str]:
     found: dict[str, str] = {}
-    for entry in entry_points(group=ENTRY_POINT_GROUP):
-        found.setdefault(entry.name.strip().lower(), entry.value)
+    for name, target in declared_entry_points(ENTRY_POINT_GROUP):
+        found.setdefault(name.strip().lower(), target)
     return found
 
 
@@ -76,7 +76,7 @@ def plugin_benchmarks() -> dict[str, str]:
 
 def _tables() -> tuple[dict[str, str], dict[str, str]]:
     """`builtin_benchmarks()` and `all_benchmarks()`, from one reading of the installed packages' entry
-    points (it scans every distribution)."""
+    points."""
     declared = _entry_points()
     builtin = _builtins(declared)
     return builtin, {**_plugins(declared, builtin), **builtin, **BENCHMARKS}
