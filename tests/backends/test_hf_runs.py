@@ -4,6 +4,7 @@ cut by prompt length without changing a greedy answer, and the manifest keeps th
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import shutil
 import threading
 from collections.abc import Sequence
@@ -14,6 +15,7 @@ import pytest
 
 from mmgauge.api.request import EvalRequest
 from mmgauge.api.session import EvalSession
+from mmgauge.backends import _hf_load
 from mmgauge.backends.base import Request
 from mmgauge.backends.hf import HFBackend
 from mmgauge.core.errors import EndpointError
@@ -202,3 +204,51 @@ def test_images_processor_and_model_all_run_on_one_thread_that_is_not_the_caller
     assert all(len(seen) == 1 for seen in threads.values())
     assert len(set.union(*threads.values())) == 1
     assert threading.get_ident() not in threads["generate"]
+
+
+def _needs_torchvision(model_dir: Path, out: Path) -> Path:
+    """The tiny Llava laid out as a Qwen2-VL checkpoint's processor files are: transformers then builds
+    Qwen2-VL's processor, whose video processor it makes only with torchvision."""
+    copy = Path(shutil.copytree(model_dir, out))
+    (copy / "processor_config.json").unlink()
+    (copy / "preprocessor_config.json").write_text(
+        '{"image_processor_type": "Qwen2VLImageProcessor", "processor_class": "Qwen2VLProcessor", '
+        '"patch_size": 14, "merge_size": 2, "temporal_patch_size": 2}')
+    return copy
+
+
+@pytest.mark.skipif(importlib.util.find_spec("torchvision") is not None,
+                    reason="torchvision is installed: transformers builds the processor")
+def test_a_processor_that_needs_torchvision_stops_the_run_with_one_line_naming_it(
+    model_dir: Path, tmp_path: Path, cli: Any
+) -> None:
+    checkpoint = _needs_torchvision(model_dir, tmp_path / "qwen-layout")
+    result = cli("run", "--model", f"hf:{checkpoint}", "--bench", "mme", "--limit", "2", "--out",
+                 tmp_path / "run", "--no-cache")
+    assert result.code == 2
+    [line] = [line for line in result.err.splitlines() if "processor" in line]
+    assert ("cannot load the processor: Qwen2VLVideoProcessor requires the Torchvision library but it "
+            "was not found in your environment (install the torchvision build made for the installed "
+            "torch)") in line
+    assert RunFolder(tmp_path / "run").raw_records() == {}
+
+
+def test_a_torchvision_that_does_not_load_is_named_behind_transformers_generic_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # What transformers raises when the installed torchvision was built for another torch (PyPI's CUDA wheel
+    # beside a CPU-only torch): a generic message, the cause only in the chain.
+    try:
+        try:
+            raise RuntimeError("operator torchvision::nms does not exist")
+        except RuntimeError as cause:
+            raise ModuleNotFoundError("Could not import module 'AutoProcessor'. Are this object's "
+                                      "requirements defined correctly?") from cause
+    except ModuleNotFoundError as error:
+        failure = error
+    monkeypatch.setattr(_hf_load.importlib.util, "find_spec", lambda name, *rest: object())
+    assert _hf_load._processor_failure(failure) == (
+        "torchvision is installed but does not load (RuntimeError: operator torchvision::nms does not "
+        "exist): install the torchvision build made for the installed torch")
+    other = ValueError("no tokenizer\nin this folder")
+    assert _hf_load._processor_failure(other) == "ValueError: no tokenizer"

@@ -83,7 +83,8 @@ def load_processor(directory: Path, trust_remote_code: bool) -> Any:
             processor = hf.AutoProcessor.from_pretrained(directory, local_files_only=True,
                                                          trust_remote_code=trust_remote_code)
     except Exception as error:
-        raise EndpointError(f"cannot load the processor: {one_line(error)}", file=str(directory)) from None
+        raise EndpointError(f"cannot load the processor: {_processor_failure(error)}",
+                            file=str(directory)) from None
     # Set up before anything else sees it (ordering requests tokenises while the model still loads).
     tokenizer = getattr(processor, "tokenizer", processor)
     # Decoder-only models continue the last token of each row, so padding must go on the left.
@@ -91,6 +92,28 @@ def load_processor(directory: Path, trust_remote_code: bool) -> Any:
     if tokenizer.pad_token is None and tokenizer.eos_token is not None:
         tokenizer.pad_token = tokenizer.eos_token
     return processor
+
+
+def _processor_failure(error: BaseException) -> str:
+    """Why the processor did not load, in one line; a missing or broken torchvision named with the fix.
+
+    transformers makes some processors only with torchvision (Qwen2-VL's and Qwen2.5-VL's hold a video
+    processor, needed to load them even for images) and says so over three lines, the first of them cut
+    mid-sentence. A torchvision built for another torch breaks every processor behind a generic "Could not
+    import module", with the cause only in the exception's chain.
+    """
+    chain: list[BaseException] = []
+    link: BaseException | None = error
+    while link is not None and len(chain) < 8:
+        chain.append(link)
+        link = link.__cause__ or link.__context__
+    if not any("torchvision" in str(link).lower() for link in chain):
+        return one_line(error)
+    fix = "install the torchvision build made for the installed torch"
+    if importlib.util.find_spec("torchvision") is None:
+        said = " ".join(str(error).split()).split(". ")[0].rstrip(".")
+        return f"{said} ({fix})"
+    return f"torchvision is installed but does not load ({one_line(chain[-1])}): {fix}"
 
 
 def load_model(processor: Any, directory: Path, device_request: str, dtype_request: str,
