@@ -107,7 +107,7 @@ def _processor_failure(error: BaseException) -> str:
     while link is not None and len(chain) < 8:
         chain.append(link)
         link = link.__cause__ or link.__context__
-    if not any("torchvision" in str(link).lower() for link in chain):
+    if not any("torchvision" in str(each).lower() for each in chain):
         return one_line(error)
     fix = "install the torchvision build made for the installed torch"
     if importlib.util.find_spec("torchvision") is None:

@@ -23,7 +23,7 @@ PathState = tuple[tuple[str, tuple[int, int] | None], ...]
 
 def declared(group: str) -> list[tuple[str, str]]:
     """(name, "module:attribute") of every entry point of `group`, in the order importlib finds them."""
-    return _all(_path_state()).get(group, [])
+    return list(_all(_path_state()).get(group, ()))  # a copy: the cached scan stays as read
 
 
 def _path_state() -> PathState:
