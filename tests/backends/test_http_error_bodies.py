@@ -8,7 +8,13 @@ import json
 import pytest
 
 from mmgauge.backends._http_io import error_reply
-from mmgauge.testing.faults import CONTEXT_LENGTH_400, LLAMA_CPP_500
+from mmgauge.testing.faults import (
+    CONTEXT_LENGTH_400,
+    LITELLM_CONNECTION_500,
+    LITELLM_CONTEXT_400,
+    LITELLM_UNKNOWN_MODEL_400,
+    LLAMA_CPP_500,
+)
 
 
 @pytest.mark.parametrize(
@@ -28,6 +34,13 @@ from mmgauge.testing.faults import CONTEXT_LENGTH_400, LLAMA_CPP_500
          "HTTP 400 [INVALID_ARGUMENT]: API key not valid", "HTTP 400 INVALID_ARGUMENT"),  # Google (Gemini)
         (422, {"detail": "Field required"}, "HTTP 422: Field required", "HTTP 422"),  # FastAPI
         (502, "<html>Bad Gateway</html>", "HTTP 502: <html>Bad Gateway</html>", "HTTP 502"),
+        # LiteLLM's proxy: its code the status again, as a string; the upstream's words behind its wrapping.
+        (500, LITELLM_CONNECTION_500, "HTTP 500 [internal_server_error]: (via LiteLLM) Connection error.",
+         "HTTP 500 internal_server_error"),
+        (400, LITELLM_CONTEXT_400, "HTTP 400 [context_length_exceeded, invalid_request_error]: (via LiteLLM) "
+         "This model's maximum context length", "HTTP 400 context_length_exceeded"),
+        (400, LITELLM_UNKNOWN_MODEL_400, "HTTP 400 [invalid_request_error]: /chat/completions: Invalid model",
+         "HTTP 400 invalid_request_error"),
     ],
 )
 def test_error_bodies_are_read_as_each_server_writes_them(status: int, body: object, line: str,

@@ -13,6 +13,7 @@ import asyncio
 import email.utils
 import json
 import math
+import re
 import time
 import zlib
 from collections.abc import Callable
@@ -136,10 +137,28 @@ def _error_fields(data: Any) -> tuple[str | None, list[str]]:
     labels = []
     for name in ("code", "type", "status"):
         value = found.get(name)
-        # A code that repeats the status (llama.cpp: "code": 500) or a bare "error" type says nothing new.
-        if isinstance(value, str) and value and value != "error" and value not in labels:
+        # A code that repeats the status (llama.cpp: "code": 500, LiteLLM: "code": "500") or a bare "error"
+        # type says nothing new.
+        if not isinstance(value, str) or value in ("", "error") or value.isdigit():
+            continue
+        if value not in labels:
             labels.append(value)
     return (message if isinstance(message, str) else None), labels
+
+
+#: LiteLLM's proxy wraps an upstream's error as "litellm.BadRequestError: ContextWindowExceededError:
+#: OpenAIException - <the upstream's message>", then notes of its own on later lines (model group, fallbacks).
+_LITELLM_WRAPPING = re.compile(r"^(?:litellm\.\w+: )+(?:\w+: )?(?:\w+Exception - )?")
+
+
+def _upstream_message(message: str) -> tuple[str, list[str]]:
+    """A gateway's message as the upstream's own first line, marked as relayed, with the code the gateway
+    replaced (LiteLLM's ContextWindowExceededError is the upstream's `context_length_exceeded`)."""
+    wrapping = _LITELLM_WRAPPING.match(message)
+    if wrapping is None:
+        return message, []
+    labels = ["context_length_exceeded"] if "ContextWindowExceededError" in wrapping.group(0) else []
+    return "(via LiteLLM) " + message[wrapping.end():].split("\n")[0], labels
 
 
 _SAMPLING_NAMES = ("temperature", "top_p", "top_k")
@@ -164,6 +183,9 @@ def error_reply(status: int, raw: bytes, limit: int = 200) -> tuple[str, str]:
         message, labels = _error_fields(json.loads(raw))
     except ValueError:
         message, labels = None, []
+    if message is not None:
+        message, replaced = _upstream_message(message)
+        labels = [*replaced, *labels]
     label = " ".join([f"HTTP {status}", *labels[:1]])
     if message is None:
         return f"HTTP {status}: {snippet(raw, limit)}", label
@@ -244,7 +266,9 @@ async def post(
     try:
         async with session.post(url, data=BodyPayload(body)) as response:
             status = response.status
-            retry_after = response.headers.get("Retry-After")
+            # LiteLLM's proxy relays the upstream's Retry-After as `llm_provider-retry-after`.
+            headers = response.headers
+            retry_after = headers.get("Retry-After") or headers.get("llm_provider-retry-after")
             raw = await read_body(response, max_bytes)
     except BodyError as error:
         # Deterministic for this request: retrying would fetch the same oversized body again.
@@ -275,16 +299,24 @@ def token_count(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
+#: Replies that say nothing about the request, however alike: a server behind a proxy did not answer (408,
+#: 502, 504), or a gateway names no cause (LiteLLM drops the upstream's body and request id: "Error code:
+#: 500", "Connection error.", "Request timed out").
+_NOT_ANSWERED = frozenset({408, 502, 504})
+_NO_CAUSE = re.compile(r"(connection error|timed out|error code: \d{3})\.?$", re.IGNORECASE)
+
+
 def same_reply_again(failure: Attempt, previous: Attempt | None, overload: frozenset[int]) -> Attempt:
     """`failure`, not to be retried if the request's previous try got the very same reply (status and body).
 
     llama.cpp-based servers answer any exception with an instant 500 (images sent to a text-only chat
     template): every retry gets the same body, and backing off between them only wastes minutes. A transient
     error differs between tries (a request id, a new message); `overload` replies (429, 503) are load signals
-    however alike they read, and are retried as ever.
+    however alike they read, and are retried as ever; so are replies that name no cause (`_NO_CAUSE`).
     """
     if (previous is None or not failure.retry or failure.status is None or failure.body is None
-            or failure.status in overload
+            or failure.status in overload or failure.status in _NOT_ANSWERED
+            or _NO_CAUSE.search(str(failure)) is not None
             or (previous.status, previous.body) != (failure.status, failure.body)):
         return failure
     return Attempt(f"{failure} (the same reply to every try: not retried)", retry=False, kind=failure.kind,

@@ -388,7 +388,11 @@ class HTTPBackend(Backend):
                 raise EndpointError(
                     f"{self.model} refuses {what} mmgauge sends ({self._redact(message)}): {fix}")
             retry = status in self.retry_status
-            raise Attempt(self._redact(message), retry=retry, kind=self._status_kind(status), status=status,
+            # A gateway that does not serve the model answers 400 (LiteLLM: "Invalid model name passed in
+            # model=..."), not 404: it refuses every request alike, so it stops a run that got no answer yet.
+            unknown_model = status == 400 and "invalid model name" in message.lower()
+            kind = "fatal" if unknown_model else self._status_kind(status)
+            raise Attempt(self._redact(message), retry=retry, kind=kind, status=status,
                           delay=retry_after_seconds(retry_after) if retry else None, replied=True,
                           code=self._redact(code), body=raw)
         try:

@@ -40,6 +40,30 @@ CONTEXT_LENGTH_400 = {"error": {
     "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded",
 }}
 
+#: LiteLLM's proxy (1.108.7), as it relays an upstream's failures: the upstream's own message behind its
+#: exception names and its notes on the model group, its own code the status as a string. The upstream
+#: dropped the connection:
+LITELLM_CONNECTION_500 = {"error": {
+    "message": "litellm.InternalServerError: InternalServerError: OpenAIException - Connection error.\n\n"
+               "LiteLLM: model group 'gw-model' failed with the error above and no fallback model group was "
+               "found for it, so the request was not retried on another model.",
+    "type": "internal_server_error", "param": None, "code": "500",
+}}
+#: The upstream's context-length 400 (`CONTEXT_LENGTH_400`), its code replaced:
+LITELLM_CONTEXT_400 = {"error": {
+    "message": "litellm.ContextWindowExceededError: litellm.BadRequestError: ContextWindowExceededError: "
+               "OpenAIException - " + CONTEXT_LENGTH_400["error"]["message"] + "\nmodel=gw-model. "
+               "context_window_fallbacks=None. fallbacks=None.\n\nSet 'context_window_fallback' - "
+               "https://docs.litellm.ai/docs/routing#fallbacks",
+    "type": "invalid_request_error", "param": None, "code": "400",
+}}
+#: A model name the proxy does not route (a 400, not a 404):
+LITELLM_UNKNOWN_MODEL_400 = {"error": {
+    "message": "/chat/completions: Invalid model name passed in model=gw-nosuch. Call `/v1/models` to view "
+               "available models for your key.",
+    "type": "invalid_request_error", "param": None, "code": "400",
+}}
+
 
 @dataclass(frozen=True)
 class Action:
@@ -50,6 +74,8 @@ class Action:
     #: and its HTTP status.
     body: Any = None
     status: int = 200
+    #: For "body": headers sent with it.
+    headers: tuple[tuple[str, str], ...] = ()
 
 
 OK = Action("ok")

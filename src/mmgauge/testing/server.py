@@ -301,7 +301,7 @@ class FakeOpenAIServer:
             self._send(handler, 401, self._key_error(handler))
             return True
         if kind == "body":
-            self._send(handler, action.status, json.dumps(action.body).encode())
+            self._send(handler, action.status, json.dumps(action.body).encode(), dict(action.headers))
             return True
         if kind == "malformed":
             self._send(handler, 200, b'{"choices": [{"message": ' if not anthropic else b'{"content": [')
