@@ -38,6 +38,19 @@ def _model(tmp_path: Path, url: str, backoff_max_s: float = 0.02) -> Path:
     return path
 
 
+def _run(cli: Any, tmp_path: Path, questions: int, *actions: Action, flags: tuple[str, ...] = (),
+         backoff_max_s: float = 0.02) -> tuple[Any, int]:
+    """`mmgauge run` of `questions` toy questions against the test server answering `actions` in turn (the
+    last one for every request after them): the command's result and the requests the server got."""
+    data = write_toy_data(tmp_path / "data", questions)
+    with FakeOpenAIServer() as server:
+        server.script(*actions[:-1])
+        server.default = actions[-1]
+        done = cli("run", "--model", _model(tmp_path, server.base_url, backoff_max_s), "--bench", "toy",
+                   "--data", data, "--out", tmp_path / "run", "--no-cache", *flags)
+        return done, server.requests
+
+
 def _errors(out: Path) -> list[dict[str, Any]]:
     lines = (out / "samples.jsonl").read_text().splitlines()
     return [json.loads(line)["response"] for line in lines]
@@ -53,12 +66,7 @@ def _errors(out: Path) -> list[dict[str, Any]]:
 def test_an_upstream_failure_relayed_in_the_same_words_every_time_is_retried_and_left_for_a_rerun(
     cli: Any, toy: None, tmp_path: Path, status: int, body: dict[str, Any], said: str
 ) -> None:
-    data = write_toy_data(tmp_path / "data", 3)
-    with FakeOpenAIServer() as server:
-        server.default = Action("body", body=body, status=status)
-        done = cli("run", "--model", _model(tmp_path, server.base_url), "--bench", "toy", "--data", data,
-                   "--out", tmp_path / "run", "--no-cache")
-        sent = server.requests
+    done, sent = _run(cli, tmp_path, 3, Action("body", body=body, status=status))
     assert done.code == 1
     assert sent == 3 * 3  # a try and both retries each: the proxy's words are not the request's fault
     for response in _errors(tmp_path / "run"):
@@ -70,12 +78,7 @@ def test_a_failure_of_the_request_itself_relayed_by_the_proxy_is_still_not_retri
     cli: Any, toy: None, tmp_path: Path
 ) -> None:
     body = _relayed("InternalServerError", LLAMA_CPP_500["error"]["message"], 500)  # type: ignore[index]
-    data = write_toy_data(tmp_path / "data", 3)
-    with FakeOpenAIServer() as server:
-        server.default = Action("body", body=body, status=500)
-        done = cli("run", "--model", _model(tmp_path, server.base_url), "--bench", "toy", "--data", data,
-                   "--out", tmp_path / "run", "--no-cache")
-        sent = server.requests
+    done, sent = _run(cli, tmp_path, 3, Action("body", body=body, status=500))
     assert done.code == 1 and sent == 2 * 3
     for response in _errors(tmp_path / "run"):
         assert response["error_permanent"] is True
@@ -86,12 +89,7 @@ def test_a_failure_of_the_request_itself_relayed_by_the_proxy_is_still_not_retri
 def test_the_relayed_context_length_error_keeps_the_upstreams_code_and_words(
     cli: Any, toy: None, tmp_path: Path
 ) -> None:
-    data = write_toy_data(tmp_path / "data", 2)
-    with FakeOpenAIServer() as server:
-        server.default = Action("body", body=LITELLM_CONTEXT_400, status=400)
-        done = cli("run", "--model", _model(tmp_path, server.base_url), "--bench", "toy", "--data", data,
-                   "--out", tmp_path / "run", "--no-cache")
-        sent = server.requests
+    done, sent = _run(cli, tmp_path, 2, Action("body", body=LITELLM_CONTEXT_400, status=400))
     assert done.code == 1 and sent == 2  # the request's own error: never retried
     assert "2 x HTTP 400 context_length_exceeded" in done.out
     for response in _errors(tmp_path / "run"):
@@ -104,12 +102,8 @@ def test_the_relayed_context_length_error_keeps_the_upstreams_code_and_words(
 def test_a_model_name_the_proxy_does_not_route_stops_the_run_with_one_line(
     cli: Any, toy: None, tmp_path: Path
 ) -> None:
-    data = write_toy_data(tmp_path / "data", 20)
-    with FakeOpenAIServer() as server:
-        server.default = Action("body", body=LITELLM_UNKNOWN_MODEL_400, status=400)
-        done = cli("run", "--model", _model(tmp_path, server.base_url), "--bench", "toy", "--data", data,
-                   "--out", tmp_path / "run", "--no-cache", "--concurrency", "2")
-        sent = server.requests
+    done, sent = _run(cli, tmp_path, 20, Action("body", body=LITELLM_UNKNOWN_MODEL_400, status=400),
+                      flags=("--concurrency", "2"))
     assert done.code == 2
     assert "Invalid model name passed in model=gw-nosuch" in done.error_line()
     assert sent <= 2
@@ -119,14 +113,10 @@ def test_the_upstreams_retry_after_relayed_by_the_proxy_is_honoured(cli: Any, to
                                                                    tmp_path: Path) -> None:
     message = "litellm.RateLimitError: RateLimitError: OpenAIException - Error code: 429"
     throttled = {"error": {"message": message, "type": "throttling_error", "param": None, "code": "429"}}
-    data = write_toy_data(tmp_path / "data", 1)
-    with FakeOpenAIServer() as server:
-        relayed = (("llm_provider-retry-after", "1"),)  # the proxy sends no Retry-After of its own
-        server.script(Action("body", body=throttled, status=429, headers=relayed))
-        started = time.monotonic()
-        done = cli("run", "--model", _model(tmp_path, server.base_url, backoff_max_s=5), "--bench", "toy",
-                   "--data", data, "--out", tmp_path / "run", "--no-cache")
-        took = time.monotonic() - started
-        sent = server.requests
+    relayed = (("llm_provider-retry-after", "1"),)  # the proxy sends no Retry-After of its own
+    started = time.monotonic()
+    done, sent = _run(cli, tmp_path, 1, Action("body", body=throttled, status=429, headers=relayed),
+                      Action("ok"), backoff_max_s=5)
+    took = time.monotonic() - started
     assert done.code == 0 and sent == 2
     assert took >= 1.0  # the backoff alone would have retried within 0.01 s

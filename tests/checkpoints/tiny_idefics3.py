@@ -13,15 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-_CORPUS = [
-    "Is there a red circle in the image? Answer yes or no.",
-    "Which option is correct? A. cat B. dog C. bird D. fish",
-    "The quick brown fox jumps over the lazy dog.",
-    "Describe the picture in one short sentence.",
-    "How many apples are on the table? Please answer with a number.",
-    "yes no A B C D 0 1 2 3 4 5 6 7 8 9",
-    "User: Assistant:",
-]
+from mmgauge.testing.tiny_vlm import CORPUS
+
+#: The tiny Llava's corpus, and the roles SmolVLM's template writes.
+_CORPUS = [*CORPUS, "User: Assistant:"]
 
 # SmolVLM's tokens: bos <|im_start|>, eos <end_of_utterance>, pad <|im_end|>, unk <|endoftext|>.
 _UNK, _BOS, _PAD, _EOS = "<|endoftext|>", "<|im_start|>", "<|im_end|>", "<end_of_utterance>"

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-# Enough text for the byte-level BPE to learn some merges; the exact words do not matter.
-_CORPUS = [
+#: Enough text for the byte-level BPE to learn some merges; the exact words do not matter.
+CORPUS = [
     "Is there a red circle in the image? Answer yes or no.",
     "Which option is correct? A. cat B. dog C. bird D. fish",
     "The quick brown fox jumps over the lazy dog.",
@@ -97,7 +97,7 @@ def build_random_vlm(directory: str | Path, shape: VLMShape, *, seed: int = 0, d
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         show_progress=False,
     )
-    raw.train_from_iterator(_CORPUS, trainer=trainer)
+    raw.train_from_iterator(CORPUS, trainer=trainer)
     if shape.vocab_size is not None:
         raw = _widened(raw, shape.vocab_size)
     tokenizer = hf.PreTrainedTokenizerFast(
