@@ -1,4 +1,6 @@
-"""The hf backend on a second architecture: a tiny random Idefics3 (SmolVLM's), built offline. Every answer,
+"""The hf backend on architectures besides Llava, each a tiny random checkpoint built offline: Idefics3
+(SmolVLM's, images split into tiles, its template writing the BOS) and LLaVA-NeXT ("anyres" tiles whose count
+follows each image's aspect ratio; Mistral's tokenizer adding the BOS its template leaves out). Every answer,
 from a whole run and from batches mixing request shapes, is the one plain transformers gives (processor,
 chat template, greedy `generate`, one request at a time)."""
 
@@ -24,11 +26,15 @@ pytestmark = pytest.mark.slow
 GREEDY = GenerationConfig(max_tokens=8)
 
 
-@pytest.fixture(scope="module")
-def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+@pytest.fixture(scope="module", params=["idefics3", "llava-next"])
+def model_dir(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
     from checkpoints.tiny_idefics3 import build_tiny_idefics3
+    from checkpoints.tiny_llava_next import build_tiny_llava_next
 
-    return build_tiny_idefics3(tmp_path_factory.mktemp("tiny-idefics3"), do_image_splitting=True)
+    folder = tmp_path_factory.mktemp(f"tiny-{request.param}")
+    if request.param == "idefics3":
+        return build_tiny_idefics3(folder, do_image_splitting=True)
+    return build_tiny_llava_next(folder)
 
 
 @pytest.fixture(scope="module")
