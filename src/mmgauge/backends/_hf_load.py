@@ -37,6 +37,8 @@ class Loaded:
     #: each encoding (a write to the Rust object): alongside another thread's decoding it fails with
     #: "Already borrowed". Decoding is short, so one batch's decoding and the next one's encoding take turns.
     text_lock: threading.Lock = field(default_factory=threading.Lock)
+    #: Each row of a batch must hold as many images as the others (a cross-attention model: Mllama).
+    equal_image_counts: bool = False
 
 
 class Loading:
@@ -144,8 +146,11 @@ def load_model(processor: Any, directory: Path, device_request: str, dtype_reque
     if pad_id is None:
         pad_id = model.generation_config.pad_token_id
     multimodal = hasattr(processor, "image_processor")
+    # Mllama pads each row's images to the batch's most and masks them per token, but its cross-attention
+    # output is not masked: a row then attends to another row's padding, and its answer depends on the batch.
+    cross_attention = multimodal and "cross_attention_mask" in getattr(processor, "model_input_names", ())
     return Loaded(model, processor, tokenizer, multimodal, chat_template, device, _device_name(torch, device),
-                  frozenset(eos_ids), pad_id)
+                  frozenset(eos_ids), pad_id, equal_image_counts=cross_attention)
 
 
 def pick_device(torch: Any, requested: str) -> str:

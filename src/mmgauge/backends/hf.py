@@ -129,7 +129,7 @@ class HFBackend(Backend):
         # Rows are padded to the batch's longest prompt: neighbours of similar length waste little. A batch
         # holds one generation setting, and a model's image tokens are counted per image, hence the key.
         settings: dict[GenerationConfig, int] = {}
-        images = [sum(isinstance(p, ImagePart) for m in r.messages for p in m.content) for r in requests]
+        images = [image_count(r) for r in requests]
         texts = ["\n".join(message.text() for message in r.messages) for r in requests]
         tokenizer = self._tokenizer()
         lengths = ([len(ids) for ids in tokenizer(texts, add_special_tokens=False)["input_ids"]]
@@ -222,10 +222,15 @@ class HFBackend(Backend):
         failed: dict[int, ModelResponse] = {}
         for start in range(0, len(requests), self.batch_size):
             chunk = range(start, min(start + self.batch_size, len(requests)))
-            # One generate call takes one decoding setting, so a chunk with mixed configs is split further.
-            for config in dict.fromkeys(requests[i].config for i in chunk):
+            # One generate call takes one decoding setting, so a chunk with mixed configs is split further; so
+            # is one whose rows hold different numbers of images, for a model whose answers then depend on the
+            # batch (`Loaded.equal_image_counts`; `batch_order` keeps equal counts together).
+            keys = {i: (requests[i].config, image_count(requests[i]) if loaded.equal_image_counts else 0)
+                    for i in chunk}
+            for key in dict.fromkeys(keys.values()):
+                config = key[0]
                 items: dict[int, batching.Item] = {}
-                for i in (i for i in chunk if requests[i].config == config):
+                for i in (i for i in chunk if keys[i] == key):
                     try:
                         items[i] = batching.conversation(requests[i], config, loaded.multimodal)
                     except Exception as error:  # a broken image spoils its own request only
@@ -250,3 +255,7 @@ class HFBackend(Backend):
             tally.requests += len(done)
             tally.completion_tokens += sum(row.completion_tokens for row in done)
         return outcomes
+
+
+def image_count(request: Request) -> int:
+    return sum(isinstance(part, ImagePart) for message in request.messages for part in message.content)
