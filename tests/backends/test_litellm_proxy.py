@@ -120,3 +120,29 @@ def test_the_upstreams_retry_after_relayed_by_the_proxy_is_honoured(cli: Any, to
     took = time.monotonic() - started
     assert done.code == 0 and sent == 2
     assert took >= 1.0  # the backoff alone would have retried within 0.01 s
+
+
+def _fallback_answer(text: str) -> Action:
+    """An answer from the proxy's fallback model, as LiteLLM marks one (a header; `model` names the other)."""
+    choice = {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+    reply = {"id": "chatcmpl-1", "object": "chat.completion", "model": "other-model", "choices": [choice],
+             "usage": {"prompt_tokens": 12, "completion_tokens": 1, "total_tokens": 13}}
+    return Action("body", body=reply, status=200, headers=(("x-litellm-attempted-fallbacks", "1"),))
+
+
+def test_an_answer_from_the_proxys_fallback_model_is_never_scored_as_this_models(
+    cli: Any, toy: None, tmp_path: Path
+) -> None:
+    done, sent = _run(cli, tmp_path, 2, _fallback_answer("fallback says yes"))
+    assert done.code == 1 and sent == 2 * 3  # retried: the model itself may answer a later try
+    for response in _errors(tmp_path / "run"):
+        assert response["text"] is None and response["error_permanent"] is False
+        assert response["error"] == ("answered by a fallback model, not gw-model (the gateway's "
+                                     "x-litellm-attempted-fallbacks)")
+
+
+def test_the_models_own_answer_on_a_later_try_is_the_one_kept(cli: Any, toy: None, tmp_path: Path) -> None:
+    done, sent = _run(cli, tmp_path, 1, _fallback_answer("fallback says yes"), Action("ok"))
+    assert done.code == 0 and sent == 2
+    [response] = _errors(tmp_path / "run")
+    assert response["error"] is None and response["text"] != "fallback says yes"

@@ -253,8 +253,9 @@ class Attempt(Exception):
 async def post(
     session: aiohttp.ClientSession, url: str, body: Body, *, max_bytes: int, timeout_s: float,
     redact: Callable[[str], str],
-) -> tuple[int, str | None, bytes]:
-    """POST `body` once: the status, the Retry-After header and the body (decompressed, at most `max_bytes`).
+) -> tuple[int, str | None, bytes, bool]:
+    """POST `body` once: the status, the Retry-After header, the body (decompressed, at most `max_bytes`) and
+    whether a gateway says another model answered (LiteLLM's `x-litellm-attempted-fallbacks` above 0).
 
     A failure to send or read is an `Attempt` saying whether to retry and what it says about the endpoint;
     `redact` removes secrets from messages that may quote a URL.
@@ -269,6 +270,7 @@ async def post(
             # LiteLLM's proxy relays the upstream's Retry-After as `llm_provider-retry-after`.
             headers = response.headers
             retry_after = headers.get("Retry-After") or headers.get("llm_provider-retry-after")
+            fallback = headers.get("x-litellm-attempted-fallbacks", "0").strip() not in ("", "0")
             raw = await read_body(response, max_bytes)
     except BodyError as error:
         # Deterministic for this request: retrying would fetch the same oversized body again.
@@ -283,7 +285,7 @@ async def post(
         raise Attempt(redact(f"cannot connect: {error}"), retry=True, kind="connect") from None
     except (aiohttp.ClientError, OSError) as error:
         raise Attempt(redact(f"connection failed: {type(error).__name__}: {error}"), retry=True) from None
-    return status, retry_after, raw
+    return status, retry_after, raw, fallback
 
 
 def set_headers(headers: dict[str, str], extra: dict[str, str]) -> None:

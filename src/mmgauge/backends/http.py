@@ -377,8 +377,9 @@ class HTTPBackend(Backend):
 
     async def _post(self, session: aiohttp.ClientSession, url: str, body: Body) -> Reply:
         self.requests_sent += 1
-        status, retry_after, raw = await post(session, url, body, max_bytes=self.settings.max_response_bytes,
-                                              timeout_s=self.settings.timeout_s, redact=self._redact)
+        status, retry_after, raw, fallback = await post(
+            session, url, body, max_bytes=self.settings.max_response_bytes, timeout_s=self.settings.timeout_s,
+            redact=self._redact)
         if not 200 <= status < 300:
             message, code = error_reply(status, raw)
             refused = self.refused_setting(message) if status == 400 else None
@@ -401,6 +402,11 @@ class HTTPBackend(Backend):
             raise ReplyError(f"not JSON: {snippet(raw, 120)}").attempt(self._redact) from None
         except ReplyError as error:
             raise error.attempt(self._redact) from None
+        if fallback:
+            # A gateway answered with another model of its fallback list after this one failed: scored, it
+            # would mix that model's answers into this model's numbers. The model may answer on a later try.
+            raise Attempt(f"answered by a fallback model, not {self.model} (the gateway's "
+                          "x-litellm-attempted-fallbacks)", retry=True, replied=True, code="fallback answer")
         if not reply.text and not self.settings.accept_empty:
             what = "null" if reply.text is None else "empty"
             raise Attempt(f"the answer is {what} (set accept_empty to count it as an answer)", retry=True,
