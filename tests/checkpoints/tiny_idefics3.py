@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from mmgauge.testing.tiny_vlm import CORPUS
+from mmgauge.testing.tiny_vlm import CORPUS, save_checkpoint
 
 #: The tiny Llava's corpus, and the roles SmolVLM's template writes.
 _CORPUS = [*CORPUS, "User: Assistant:"]
@@ -94,9 +94,4 @@ def build_tiny_idefics3(directory: str | Path, *, do_image_splitting: bool = Fal
 
     torch.manual_seed(seed)
     model = hf.Idefics3ForConditionalGeneration(config).eval()
-    model.generation_config.bos_token_id = ids[_BOS]
-    model.generation_config.eos_token_id = ids[_EOS]
-    model.generation_config.pad_token_id = ids[_PAD]
-    model.save_pretrained(out)
-    processor.save_pretrained(out)
-    return out
+    return save_checkpoint(model, processor, out, bos=ids[_BOS], eos=ids[_EOS], pad=ids[_PAD])

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from mmgauge.testing.tiny_vlm import CORPUS
+from mmgauge.testing.tiny_vlm import CORPUS, save_checkpoint
 
 IMAGE_SIZE = 32
 PATCH_SIZE = 8
@@ -84,9 +84,4 @@ def build_tiny_llava_next(directory: str | Path, *, seed: int = 0, initializer_r
     model = hf.LlavaNextForConditionalGeneration(config).eval()
     with torch.no_grad():  # the row that ends each line of tiles starts at zero: give it a signal too
         model.model.image_newline.normal_(0, initializer_range)
-    model.generation_config.bos_token_id = ids[bos]
-    model.generation_config.eos_token_id = ids[eos]
-    model.generation_config.pad_token_id = ids[pad]
-    model.save_pretrained(out)
-    processor.save_pretrained(out)
-    return out
+    return save_checkpoint(model, processor, out, bos=ids[bos], eos=ids[eos], pad=ids[pad])

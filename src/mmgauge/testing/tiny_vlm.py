@@ -159,9 +159,16 @@ def build_random_vlm(directory: str | Path, shape: VLMShape, *, seed: int = 0, d
     with torch.device(device):
         model = hf.LlavaForConditionalGeneration(config)
     model.to(getattr(torch, dtype)).eval()
-    model.generation_config.pad_token_id = tokenizer.pad_token_id
-    model.generation_config.eos_token_id = tokenizer.eos_token_id
-    model.generation_config.bos_token_id = tokenizer.bos_token_id
+    return save_checkpoint(model, processor, out, bos=tokenizer.bos_token_id, eos=tokenizer.eos_token_id,
+                           pad=tokenizer.pad_token_id)
+
+
+def save_checkpoint(model: Any, processor: Any, out: Path, *, bos: int, eos: int, pad: int) -> Path:
+    """Save `model` and `processor` to `out` as a checkpoint folder whose generation config names the
+    special tokens (a random model's would be empty); return `out`."""
+    model.generation_config.bos_token_id = bos
+    model.generation_config.eos_token_id = eos
+    model.generation_config.pad_token_id = pad
     model.save_pretrained(out)
     processor.save_pretrained(out)
     return out
