@@ -24,6 +24,7 @@ import itertools
 import json
 import re
 import socket
+import sys
 import threading
 import time
 from collections import Counter
@@ -70,6 +71,12 @@ class _Server(ThreadingHTTPServer):
     # The default listen backlog of 5 makes concurrent clients wait for SYN retransmits.
     request_queue_size = 1024
     daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that hangs up (a run stopping with requests in flight) is no fault of the server's;
+        # anything else is printed as socketserver does.
+        if not isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            super().handle_error(request, client_address)
 
 
 class FakeOpenAIServer:
