@@ -61,6 +61,9 @@ class Request(BaseModel):
     #: `answers_from_choices`, so every other backend's requests and cache keys stay as they were.
     choices: list[AnswerChoice] | None = None
 
+    def image_count(self) -> int:
+        return sum(len(message.images()) for message in self.messages)
+
 
 @dataclass(frozen=True)
 class Stage:

@@ -34,7 +34,7 @@ from mmgauge.backends.base import Backend, BackendSettings, Request
 from mmgauge.backends.checkpoints import EXTRA_HINT, hash_model_files, one_line, resolve_model_dir
 from mmgauge.backends.model_thread import ModelThread
 from mmgauge.core.errors import UserError
-from mmgauge.core.types import GenerationConfig, GenerationStats, ImagePart, ModelResponse, ModelSpec
+from mmgauge.core.types import GenerationConfig, GenerationStats, ModelResponse, ModelSpec
 
 DTYPES = {"auto", "float32", "fp32", "bfloat16", "bf16", "float16", "fp16", "half"}
 
@@ -129,7 +129,7 @@ class HFBackend(Backend):
         # Rows are padded to the batch's longest prompt: neighbours of similar length waste little. A batch
         # holds one generation setting, and a model's image tokens are counted per image, hence the key.
         settings: dict[GenerationConfig, int] = {}
-        images = [image_count(r) for r in requests]
+        images = [r.image_count() for r in requests]
         texts = ["\n".join(message.text() for message in r.messages) for r in requests]
         tokenizer = self._tokenizer()
         lengths = ([len(ids) for ids in tokenizer(texts, add_special_tokens=False)["input_ids"]]
@@ -225,7 +225,7 @@ class HFBackend(Backend):
             # One generate call takes one decoding setting, so a chunk with mixed configs is split further; so
             # is one whose rows hold different numbers of images, for a model whose answers then depend on the
             # batch (`Loaded.equal_image_counts`; `batch_order` keeps equal counts together).
-            keys = {i: (requests[i].config, image_count(requests[i]) if loaded.equal_image_counts else 0)
+            keys = {i: (requests[i].config, requests[i].image_count() if loaded.equal_image_counts else 0)
                     for i in chunk}
             for key in dict.fromkeys(keys.values()):
                 config = key[0]
@@ -256,6 +256,3 @@ class HFBackend(Backend):
             tally.completion_tokens += sum(row.completion_tokens for row in done)
         return outcomes
 
-
-def image_count(request: Request) -> int:
-    return sum(isinstance(part, ImagePart) for message in request.messages for part in message.content)

@@ -40,7 +40,7 @@ from mmgauge.backends.checkpoints import hash_model_files, one_line, resolve_mod
 from mmgauge.backends.model_thread import ModelThread
 from mmgauge.backends.openai import to_openai_messages
 from mmgauge.core.errors import EndpointError, UserError
-from mmgauge.core.types import GenerationConfig, ImagePart, ModelResponse, ModelSpec, Usage
+from mmgauge.core.types import GenerationConfig, ModelResponse, ModelSpec, Usage
 
 EXTRA_HINT = "the vllm backend needs the 'vllm' extra (Linux with a CUDA GPU): pip install 'mmgauge[vllm]'"
 DEFAULT_BATCH_SIZE = 64
@@ -64,13 +64,9 @@ def sampling_kwargs(config: GenerationConfig) -> dict[str, Any]:
     return kwargs
 
 
-def image_count(request: Request) -> int:
-    return sum(isinstance(part, ImagePart) for message in request.messages for part in message.content)
-
-
 def chat_messages(request: Request, image_limit: int | None) -> list[dict[str, Any]]:
     """The conversation `LLM.chat` takes for one request; ValueError when it cannot be built."""
-    images = image_count(request)
+    images = request.image_count()
     if image_limit is not None and images > image_limit:
         raise ValueError(
             f"{images} images in one prompt, more than limit_mm_per_prompt allows ({image_limit}); "
