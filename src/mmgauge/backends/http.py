@@ -389,13 +389,9 @@ class HTTPBackend(Backend):
                 raise EndpointError(
                     f"{self.model} refuses {what} mmgauge sends ({self._redact(message)}): {fix}")
             retry = status in self.retry_status
-            # A gateway that does not serve the model answers 400 (LiteLLM: "Invalid model name passed in
-            # model=..."), not 404: it refuses every request alike, so it stops a run that got no answer yet.
-            unknown_model = status == 400 and "invalid model name" in message.lower()
-            kind = "fatal" if unknown_model else self._status_kind(status)
-            raise Attempt(self._redact(message), retry=retry, kind=kind, status=status,
-                          delay=retry_after_seconds(retry_after) if retry else None, replied=True,
-                          code=self._redact(code), body=raw)
+            raise Attempt(self._redact(message), retry=retry, kind=self._status_kind(status, message),
+                          status=status, delay=retry_after_seconds(retry_after) if retry else None,
+                          replied=True, code=self._redact(code), body=raw)
         try:
             reply = self.parse_reply(json.loads(raw))
         except ValueError:
@@ -423,8 +419,10 @@ class HTTPBackend(Backend):
                     "none (the model then samples with its own defaults, and the run says so)")
         return None
 
-    def _status_kind(self, status: int) -> Failure:
-        if status in self.fatal_status:
+    def _status_kind(self, status: int, message: str) -> Failure:
+        # A gateway that does not serve the model answers 400 (LiteLLM: "Invalid model name passed in
+        # model=..."), not 404: it refuses every request alike, so it stops a run that got no answer yet.
+        if status in self.fatal_status or (status == 400 and "invalid model name" in message.lower()):
             return "fatal"
         return "overload" if status in self.overload_status else "other"
 
