@@ -1,12 +1,20 @@
-"""The chart builders, read from their SVG: whiskers, zeros, radar centre markers, the diagonal, n kept."""
+"""The chart builders, read from their SVG (whiskers, zeros, radar centre markers, the diagonal, n kept) and
+from their saved layout (legends beside the data, never on it; every word inside the picture)."""
 
 from __future__ import annotations
 
 import base64
 import re
+from typing import TYPE_CHECKING
+
+import pytest
 
 from mmgauge.parts.report import plots
 from mmgauge.parts.report.breakdown import with_n
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+    from matplotlib.transforms import Bbox
 
 
 def _svg(image: str) -> str:
@@ -49,3 +57,85 @@ def test_scatter_draws_the_diagonal_and_skips_half_missing_points() -> None:
     assert 'id="diagonal"' in svg and 'id="points"' in svg
     texts = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
     assert "p (n=3)" in texts and "r (n=2)" not in texts
+
+
+@pytest.fixture
+def drawn(monkeypatch: pytest.MonkeyPatch) -> list[Figure]:
+    """The figures the chart builders save, laid out as in the report (kept after `_img` saves each)."""
+    figures: list[Figure] = []
+    save = plots._img
+
+    def keep(fig: Figure, alt: str) -> str:
+        image = save(fig, alt)
+        figures.append(fig)
+        return image
+
+    monkeypatch.setattr(plots, "_img", keep)
+    return figures
+
+
+def _boxes(fig: Figure) -> tuple[list[Bbox], list[tuple[str, Bbox]], list[Bbox]]:
+    """Window extents in the saved layout: the legends, every visible text outside them, and the data drawn
+    (each bar, each point of a line or marker series, each whisker or baseline segment)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.collections import LineCollection
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Rectangle
+    from matplotlib.text import Text
+    from matplotlib.transforms import Bbox
+
+    canvas = FigureCanvasAgg(fig)  # the figure as laid out when saved, measured in pixels
+    fig.draw_without_rendering()
+    renderer = canvas.get_renderer()
+    legends = [*fig.legends, *(legend for ax in fig.axes if (legend := ax.get_legend()) is not None)]
+    in_legend = {id(artist) for legend in legends for artist in legend.findobj()}
+    texts = [(text.get_text(), text.get_window_extent(renderer)) for text in fig.findobj(Text)
+             if text.get_visible() and text.get_text().strip() and id(text) not in in_legend]
+    data: list[Bbox] = []
+    for ax in fig.axes:
+        for artist in ax.findobj():
+            if id(artist) in in_legend or artist is ax.patch or not artist.get_visible():
+                continue
+            if isinstance(artist, Rectangle):
+                data.append(artist.get_window_extent(renderer))
+            elif isinstance(artist, Line2D):
+                points = artist.get_transform().transform(artist.get_xydata())
+                data += [Bbox.from_extents(x, y, x, y) for x, y in points]
+            elif isinstance(artist, LineCollection):
+                data += [Bbox(artist.get_transform().transform(segment)) for segment in artist.get_segments()
+                         if len(segment) == 2]
+    return [legend.get_window_extent(renderer) for legend in legends], texts, data
+
+
+def _crowded_hbars() -> str:
+    labels = [with_n(f"structuralized_imagetext_understanding_{i}", [1]) for i in range(6)]
+    values = {"circular": [100.0, 0.0, 50.0, 100.0, 100.0, 100.0],
+              "vanilla": [100.0, 100.0, 50.0, 0.0, 100.0, 100.0]}
+    whiskers = {name: [(max(0.0, v - 60), min(100.0, v + 40)) for v in series]
+                for name, series in values.items()}
+    return plots.hbars(labels, values, errors=whiskers, xmax=100, title="MMBench by L3 category",
+                       xlabel="accuracy (%) (whiskers: 95% CI; n: questions; baselines: circular accuracy of "
+                              "trivial answerers)",
+                       baselines={"always-A": {"circular": [0.0] * 6}, "chance": {"circular": [6.0] * 6},
+                                  "most-frequent": {"circular": [25.0] * 6}})
+
+
+def test_a_bar_charts_legend_covers_no_bar_and_its_words_stay_inside_the_picture(drawn: list[Figure]) -> None:
+    _crowded_hbars()
+    fig = drawn[-1]
+    legends, texts, data = _boxes(fig)
+    assert legends and data
+    assert not [box for box in data for legend in legends if box.overlaps(legend)]
+    assert not [text for text, box in texts for legend in legends if box.overlaps(legend)]
+    outside = [text for text, box in texts if box.x0 < fig.bbox.x0 - 1 or box.x1 > fig.bbox.x1 + 1
+               or box.y0 < fig.bbox.y0 - 1 or box.y1 > fig.bbox.y1 + 1]
+    assert outside == []
+
+
+def test_a_scatters_legend_leaves_the_corners_to_the_points(drawn: list[Figure]) -> None:
+    # The corners are where two runs differ most: 0 for one, 100 for the other.
+    plots.scatter(["up (n=1)", "down (n=1)"], [0.0, 100.0], [100.0, 0.0], title="t", xlabel="run 1",
+                  ylabel="run 2", top=100)
+    legends, _, data = _boxes(drawn[-1])
+    assert legends and data
+    assert not [box for box in data for legend in legends if box.overlaps(legend)]

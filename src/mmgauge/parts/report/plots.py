@@ -61,6 +61,16 @@ def _figure(width: float, height: float, polar: bool = False) -> Iterator[tuple[
         yield fig, ax
 
 
+def _legend_below(fig: Figure, columns: int = 3) -> None:
+    """The legend under the chart, outside the axes: inside, it covered the bars near 100% and the points in
+    a scatter's corners (where two runs differ most), wherever it was put."""
+    entries = len(fig.axes[0].get_legend_handles_labels()[1])
+    ncols = max(1, min(columns, entries))
+    # The picture grows by the legend's rows, so the chart keeps the height its rows were given.
+    fig.set_figheight(fig.get_figheight() + 0.12 + 0.18 * math.ceil(entries / ncols))
+    fig.legend(loc="outside lower center", ncols=ncols, fontsize=8)
+
+
 def _img(fig: Figure, alt: str) -> str:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="svg", metadata={"Date": None})
@@ -136,14 +146,16 @@ def hbars(
                             k, height)
         ax.set_yticks(range(n), [_short(label) for label in labels])
         ax.invert_yaxis()
-        ax.set_xlabel("\n".join(textwrap.wrap(xlabel, 72)))
+        # Ending at the axes' right edge, not centred under them: long category names push the axes right, and
+        # a centred label wider than the axes ran past the picture's right edge and was cut off there.
+        ax.set_xlabel("\n".join(textwrap.wrap(xlabel, 72)), loc="right")
         _title(ax, title, 48)
         if xmax is not None:
             ax.set_xlim(0, xmax)
         ax.grid(axis="x", color="#dddddd", linewidth=0.6)
         ax.set_axisbelow(True)
         if k > 1 or reference is not None or baselines:
-            ax.legend(loc="lower right", fontsize=8, framealpha=0.9)
+            _legend_below(fig)
         return _img(fig, title)
 
 
@@ -242,7 +254,7 @@ def radar(
                                for a, e in zip(axes, empty, strict=True)])
         ax.set_ylim(0, rmax)
         _title(ax, title, 44)
-        fig.legend(loc="outside lower center", ncols=min(2, max(1, len(series))), fontsize=8)
+        _legend_below(fig, columns=2)
         return _img(fig, title)
 
 
@@ -292,7 +304,7 @@ def scatter(
         ax.set_ylabel(_short(ylabel, 48))
         _title(ax, title)
         ax.grid(color="#eeeeee", linewidth=0.6)
-        ax.legend(loc="upper left", fontsize=8, framealpha=0.9)
+        _legend_below(fig)
         return _img(fig, title)
 
 
