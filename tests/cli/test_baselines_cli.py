@@ -64,3 +64,22 @@ def test_compare_prints_the_baselines_under_each_table_and_in_json(
     document = json.loads(as_json.out)
     assert document["baselines"]["mme"]["chance"]["headline"]["MME cognition"] == 300.0
     assert {"mme", "mmbench", "m3gia"} <= set(document["baselines"])
+
+
+def test_a_numbers_baselines_stand_with_the_row_and_card_that_give_it(tmp_path: Path, cli: Any) -> None:
+    # POPE's row for a split gives its F1 beside its accuracy: the F1's baselines follow that row, not a
+    # list of leftovers after the last split.
+    done = cli("run", "--model", "mock:Yes", "--bench", "pope", "--out", tmp_path / "run", "--no-cache")
+    assert done.code == 0, done.err
+    rows = [" ".join(line.replace("│", " ").split()) for line in done.out.splitlines() if "│" in line]
+    for split in ("random", "popular", "adversarial", "overall"):
+        at = next(i for i, row in enumerate(rows) if row.startswith(f"pope POPE {split} "))
+        below = [row for row in rows[at + 1 : at + 8] if "baselines" in row]
+        assert below[0].startswith("baselines always-yes 50.00%")
+        assert below[1] == "F1 baselines always-yes 66.67%"
+    assert not [row for row in rows if ": baselines" in row]
+    out = tmp_path / "report.html"
+    assert cli("report", tmp_path / "run", "--out", out).code == 0
+    cards = re.findall(r'<div class="baselines">([^<]*)</div>', out.read_text(encoding="utf-8"))
+    assert cards.count("baselines: always-yes 50.00% · always-no 50.00% · chance 50.00%; "
+                       "F1: always-yes 66.67%") == 4

@@ -211,7 +211,7 @@ def print_summary(console: Console, results: RunResults, out: str) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from mmgauge.core.baselines import baseline_labels, baselines_text
+    from mmgauge.core.baselines import baseline_labels, baselines_text, belonging
 
     counts = Table(title=f"mmgauge run: {out}")
     # Truncated answers are rare: their column only when there are some (80 columns hold the others).
@@ -228,14 +228,20 @@ def print_summary(console: Console, results: RunResults, out: str) -> None:
         row = [b.benchmark + (" (partial)" if b.partial else ""), b.coverage(), str(b.requested),
                str(b.cache_hits), str(b.resumed), failed, str(b.judge_calls)]
         counts.add_row(*row, *[f"[yellow]{b.truncated}[/]"] * bool(truncated))
+        rows = {measure for measure, _ in b.headline}
         shown: set[str] = set()
         for measure, value in b.headline:
             scores.add_row(b.benchmark, measure, value)
             if b.baselines and baselines_text(b.baselines, measure):
                 scores.add_row("", "  baselines", baselines_text(b.baselines, measure))
                 shown.add(measure)
+            # A number the row's text gives beside its headline (a split's F1 beside its accuracy).
+            for other in belonging(b.baselines, measure, rows):
+                scores.add_row("", f"  {other.removeprefix(measure).strip()} baselines",
+                               baselines_text(b.baselines, other))
+                shown.add(other)
         for measure in baseline_labels(b.baselines):
-            if measure not in shown:  # a number the summary words otherwise (an F1 beside the yes-ratio)
+            if measure not in shown:  # a number with no row to go under
                 scores.add_row("", f"  {measure}: baselines", baselines_text(b.baselines, measure))
         for path in b.outputs:
             scores.add_row(b.benchmark, "wrote", path)

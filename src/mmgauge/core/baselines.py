@@ -8,7 +8,7 @@ answers by the benchmark's own scoring (`benchmarks/baseline_scores.py`), so the
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from pydantic import BaseModel, Field
 
@@ -59,3 +59,17 @@ def baseline_labels(baselines: Mapping[str, BaselineScores]) -> list[str]:
     for scores in baselines.values():
         seen.update(dict.fromkeys(scores.headline))
     return list(seen)
+
+
+def belonging(baselines: Mapping[str, BaselineScores], label: str, shown: Collection[str]) -> list[str]:
+    """The measures with baselines that belong to the row or card of `label` and have none of their own (in
+    `shown`): those named `label` and a word more ("POPE random F1" under "POPE random", whose text gives
+    the split's F1 beside its accuracy), in first-seen order. Each is shown with that row, not apart."""
+    return [other for other in baseline_labels(baselines)
+            if other.startswith(label + " ") and other not in shown]
+
+
+def belonging_text(baselines: Mapping[str, BaselineScores], label: str, shown: Collection[str]) -> str:
+    """`F1: always-yes 66.67%`, one part per measure `belonging` to `label`, joined by "; " ("" if none)."""
+    return "; ".join(f"{other.removeprefix(label).strip()}: {baselines_text(baselines, other)}"
+                     for other in belonging(baselines, label, shown))

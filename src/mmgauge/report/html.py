@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from html import escape
 
-from mmgauge.core.baselines import BaselineScores, baselines_text
+from mmgauge.core.baselines import BaselineScores, baselines_text, belonging_text
 from mmgauge.core.version import __version__
 from mmgauge.parts.report.section import baselines_table, note
 from mmgauge.parts.report.tables import Cell, Table, collapsed, table_html
@@ -49,10 +49,14 @@ def _csp() -> str:
 
 def _cards(cards: list[Card], baselines: Mapping[str, BaselineScores]) -> str:
     out = []
+    own = {card.measure or card.label for card in cards}
     for card in cards:
         cls = "card warn" if card.warn else "card"
         ci = f'<div class="ci">{escape(card.ci)}</div>' if card.ci else ""
-        trivial = baselines_text(baselines, card.measure or card.label)
+        measure = card.measure or card.label
+        # With the baselines of what the card's value gives beside its headline (a split's F1).
+        trivial = "; ".join(text for text in (baselines_text(baselines, measure),
+                                              belonging_text(baselines, measure, own)) if text)
         if trivial:
             ci += f'<div class="baselines">baselines: {escape(trivial)}</div>'
         out.append(f'<div class="{cls}"><div class="label">{escape(card.label)}</div>'
