@@ -9,8 +9,7 @@ import pytest
 
 from mmgauge.backends.anthropic import API_VERSION, AnthropicBackend
 from mmgauge.backends.base import BackendSettings, Request
-from mmgauge.backends.registry import load_backend
-from mmgauge.backends.spec import parse_spec
+from mmgauge.backends.spec import load_backend, parse_spec
 from mmgauge.core.errors import EndpointError, UserError
 from mmgauge.core.types import GenerationConfig, ImageRef, Message, ModelResponse
 from mmgauge.testing.endpoints import as_if_answered

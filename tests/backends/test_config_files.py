@@ -81,7 +81,7 @@ def test_request_given_twice_is_an_error(tmp_path: Path) -> None:
 
 
 def test_unknown_setting_overrides_are_named() -> None:
-    from mmgauge.backends.registry import load_backend
+    from mmgauge.backends.spec import load_backend
 
     with pytest.raises(UserError, match="field 'timeout': unknown setting 'timeout'"):
         load_backend("mock", timeout=5)

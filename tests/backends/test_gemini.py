@@ -11,9 +11,8 @@ import pytest
 
 from mmgauge.backends.base import BackendSettings, Request
 from mmgauge.backends.gemini import DEFAULT_URL, GeminiBackend
-from mmgauge.backends.registry import load_backend
 from mmgauge.backends.request_options import RequestOptions
-from mmgauge.backends.spec import parse_spec
+from mmgauge.backends.spec import load_backend, parse_spec
 from mmgauge.core.errors import EndpointError, UserError
 from mmgauge.core.types import GenerationConfig, ImageRef, Message, ModelResponse
 from mmgauge.testing.endpoints import as_if_answered

@@ -81,7 +81,7 @@ def test_load_spreads_over_all_endpoints(servers: list[FakeOpenAIServer]) -> Non
 
 
 def test_spec_with_several_urls_builds_one_backend_over_all(servers: list[FakeOpenAIServer]) -> None:
-    from mmgauge.backends.registry import load_backend
+    from mmgauge.backends.spec import load_backend
 
     urls = "|".join(s.base_url for s in servers[:2])
     _, backend = load_backend(f"openai:m@{urls}", concurrency=3)

@@ -10,8 +10,8 @@ import pytest
 
 from mmgauge.backends.base import BackendSettings, Request
 from mmgauge.backends.openai import OpenAIBackend
-from mmgauge.backends.registry import load_backend
 from mmgauge.backends.request_options import RequestOptions
+from mmgauge.backends.spec import load_backend
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import GenerationConfig, Message, ModelResponse
 from mmgauge.testing.server import FakeOpenAIServer

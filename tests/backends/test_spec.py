@@ -40,3 +40,68 @@ def test_config_file(tmp_path: Path) -> None:
         parse_spec(str(bad))
     with pytest.raises(UserError, match="not found"):
         parse_spec(str(tmp_path / "missing.json"))
+
+
+PLUGINS = '''
+from mmgauge.backends.base import Backend
+from mmgauge.backends.openai import OpenAIBackend
+from mmgauge.core.errors import UserError
+from mmgauge.core.types import ModelSpec
+
+
+class DiceBackend(Backend):
+    """`dice:SIDES`: a grammar of its own."""
+
+    @classmethod
+    def read_spec(cls, name, rest):
+        if not rest.isdigit():
+            raise UserError(f"'{name}:{rest}' needs a number of sides: {name}:SIDES", field="--model")
+        return ModelSpec(backend=name, model=f"d{rest}", options={"sides": int(rest)})
+
+    @classmethod
+    def from_spec(cls, spec, settings):
+        return cls()
+
+    def fingerprint(self):
+        return "dice"
+
+    async def generate(self, batch):
+        return []
+
+
+class HostedBackend(OpenAIBackend):
+    """An OpenAI-format API with a home of its own."""
+
+    provider = "hosted"
+    default_base_url = "https://api.hosted.example/v1"
+'''
+
+
+@pytest.fixture
+def plugins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two plug-in backends, installed as a package would be (a module and its dist-info on the path)."""
+    info = tmp_path / "mmgauge_spec_plugins-0.1.dist-info"
+    info.mkdir()
+    (tmp_path / "mmgauge_spec_plugins.py").write_text(PLUGINS)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: mmgauge-spec-plugins\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[mmgauge.backends]\ndice = mmgauge_spec_plugins:DiceBackend\n"
+                                           "hosted = mmgauge_spec_plugins:HostedBackend\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+
+@pytest.mark.usefixtures("plugins")
+def test_a_plugin_backend_reads_its_own_spec() -> None:
+    spec, _ = parse_spec("dice:20")
+    assert (spec.backend, spec.model, spec.options) == ("dice", "d20", {"sides": 20})
+    with pytest.raises(UserError, match="needs a number of sides: dice:SIDES"):
+        parse_spec("dice:many")
+
+
+@pytest.mark.usefixtures("plugins")
+def test_a_plugin_on_the_http_wrapper_reads_the_providers_grammar_with_its_own_default_url() -> None:
+    spec, _ = parse_spec("hosted:big-model")
+    assert (spec.model, spec.base_url, spec.options) == ("big-model", "https://api.hosted.example/v1", {})
+    spec, _ = parse_spec("hosted:big-model@http://a:1/v1|http://b:2/v1")
+    assert spec.base_url == "http://a:1/v1" and spec.options["base_urls"] == ["http://a:1/v1", "http://b:2/v1"]
+    with pytest.raises(UserError, match="not a valid URL"):
+        parse_spec("hosted:big-model@http://a:1/v1|http://:80/v1")

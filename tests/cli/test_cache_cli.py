@@ -43,7 +43,7 @@ def test_cache_stats_shows_every_part_of_the_default_cache_folder(
 def test_judge_answers_are_counted_under_the_judge_model(cli: Any, tmp_path: Path) -> None:
     import asyncio
 
-    from mmgauge.backends.registry import load_backend
+    from mmgauge.backends.spec import load_backend
     from mmgauge.extraction.judge import Judge
     from mmgauge.store.cache import ResponseCache
 

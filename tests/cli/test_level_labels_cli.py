@@ -16,7 +16,7 @@ from mmgauge.report import build_report
 def sample_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A constant "Yes" model on the 58-question MME sample: Level-3 with three "wins" over specialists."""
     import mmgauge
-    from mmgauge.backends.registry import load_backend
+    from mmgauge.backends.spec import load_backend
 
     out = tmp_path_factory.mktemp("level-labels") / "run"
     _, backend = load_backend("mock:Yes")

@@ -13,7 +13,7 @@ from mmgauge.report import build_report
 @pytest.fixture(scope="module")
 def yes_runs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     import mmgauge
-    from mmgauge.backends.registry import load_backend
+    from mmgauge.backends.spec import load_backend
 
     base = tmp_path_factory.mktemp("yes")
     runs = []

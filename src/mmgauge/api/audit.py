@@ -59,7 +59,8 @@ async def audit_judge_async(
 ) -> AgreementStudy:
     """`audit_judge` for callers inside a running event loop."""
     from mmgauge.backends.base import BackendSettings
-    from mmgauge.backends.registry import build_backend, load_backend
+    from mmgauge.backends.registry import build_backend
+    from mmgauge.backends.spec import load_backend
     from mmgauge.comparison.agreement import Judges, study
     from mmgauge.core.errors import UserError
     from mmgauge.extraction.judge import Judge

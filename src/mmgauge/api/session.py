@@ -158,7 +158,7 @@ class EvalSession:
         }.items() if value is not None}
 
     def _backend(self) -> tuple[ModelSpec, Backend]:
-        from mmgauge.backends.registry import load_backend
+        from mmgauge.backends.spec import load_backend
 
         model = self.request.model
         if isinstance(model, Backend):
@@ -173,7 +173,8 @@ class EvalSession:
         return spec, backend
 
     async def _judge(self, model: ModelSpec, cache: Any) -> tuple[ModelSpec | None, Any]:
-        from mmgauge.backends.registry import build_backend, load_backend
+        from mmgauge.backends.registry import build_backend
+        from mmgauge.backends.spec import load_backend
         from mmgauge.extraction.judge import Judge
 
         text = self.request.judge

@@ -1,19 +1,17 @@
 """The `MODEL@URL|URL|...` grammar of every HTTP backend, owned here once.
 
-`spec.py` reads the built-in `openai:`, `anthropic:` and `gemini:` specs with it, and
-`HTTPBackend.from_spec` applies it again to whatever spec it is given, so a plug-in backend built on
-`HTTPBackend` (whose spec `spec.py` only splits at the last @) gets the same endpoints, and the same one-line
-error for a bad URL, before any request is sent.
+`HTTPBackend.read_spec` reads the spec of every backend built on it with `endpoint_spec` (the built-in
+`openai:`, `anthropic:` and `gemini:`, and any plug-in), and `HTTPBackend.from_spec` checks the endpoints of
+whatever spec it is given (a model config file's too) with `spec_endpoints`, so every HTTP backend has the
+same endpoints and the same one-line error for a bad URL, before any request is sent.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from mmgauge.core.errors import UserError
-
-if TYPE_CHECKING:
-    from mmgauge.core.types import ModelSpec
+from mmgauge.core.types import ModelSpec
 
 #: What separates the endpoints of one model in a spec.
 SEPARATOR = "|"
@@ -44,6 +42,22 @@ def split_urls(text: str) -> list[str]:
     if not urls:
         raise UserError(f"'{text}' names no URL", field="--model")
     return [check_url(url) for url in urls]
+
+
+def endpoint_spec(name: str, rest: str, default_base_url: str | None) -> ModelSpec:
+    """The spec `NAME:MODEL@URL|URL|...`. Without a default URL the last @ starts the URLs (a malformed one
+    is named); with one, only a trailing `@http(s)://...` does, so a model id may hold an @ (Vertex style)."""
+    model, at, url = rest.rpartition("@")
+    if default_base_url is None:
+        if not at or not model or not url:
+            raise UserError(f"'{name}:{rest}' is not of the form {name}:MODEL@BASE_URL", field="--model")
+    elif not at or not url.startswith(("http://", "https://")):
+        model, url = rest, default_base_url  # no URL, or an @ inside the model id
+    if not model:
+        raise UserError(f"'{name}:{rest}' is not of the form {name}:MODEL[@URL]", field="--model")
+    urls = split_urls(url)
+    options: dict[str, Any] = {"base_urls": urls} if len(urls) > 1 else {}
+    return ModelSpec(backend=name, model=model, base_url=urls[0], options=options)
 
 
 def spec_endpoints(spec: ModelSpec, provider: str, default_base_url: str | None) -> tuple[list[str], str]:

@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from mmgauge.core.errors import UserError
 from mmgauge.core.types import (
     AnswerChoice,
     GenerationConfig,
@@ -127,6 +128,24 @@ class Backend(ABC):
     #: Told of the stages of getting ready that take long (see `Stage`), by whoever shows the run's progress.
     #: The backend itself never draws anything.
     stage_listener: StageListener | None = None
+
+    @classmethod
+    def read_spec(cls, name: str, rest: str) -> ModelSpec:
+        """The spec `NAME:REST` (`rest`: what follows the colon). Each backend reads its own; by default REST
+        is a model with a trailing `@http(s)://...` URL, or else a model id or path."""
+        model, at, url = rest.rpartition("@")
+        if at and model and url.startswith(("http://", "https://")):
+            return ModelSpec(backend=name, model=model, base_url=url)
+        if not rest:
+            raise UserError(f"'{name}:' needs a model: {name}:MODEL@URL or {name}:PATH", field="--model")
+        return ModelSpec(backend=name, model=rest, path=rest)
+
+    @classmethod
+    def path_spec(cls, name: str, rest: str, form: str = "PATH") -> ModelSpec:
+        """`NAME:PATH` for a backend that reads a path (or a model id) only; `form` names it in the error."""
+        if not rest:
+            raise UserError(f"'{name}:{rest}' needs a path: {name}:{form}", field="--model")
+        return ModelSpec(backend=name, path=rest)
 
     @classmethod
     @abstractmethod

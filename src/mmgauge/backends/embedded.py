@@ -81,6 +81,10 @@ class EmbeddedBackend(Backend):
         self._model_thread = ModelThread("mmgauge-embedded-model")
 
     @classmethod
+    def read_spec(cls, name: str, rest: str) -> ModelSpec:
+        return ModelSpec(backend=name)  # one model: nothing after the name is read
+
+    @classmethod
     def from_spec(cls, spec: ModelSpec, settings: BackendSettings) -> EmbeddedBackend:
         threads = spec.options.get("threads")
         return cls(

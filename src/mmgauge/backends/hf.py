@@ -78,6 +78,10 @@ class HFBackend(Backend):
         self._tally = _Tally()
 
     @classmethod
+    def read_spec(cls, name: str, rest: str) -> ModelSpec:
+        return cls.path_spec(name, rest)
+
+    @classmethod
     def from_spec(cls, spec: ModelSpec, settings: BackendSettings) -> HFBackend:
         if not spec.path:
             raise UserError("the hf backend needs a model folder or repo id: hf:PATH", field="--model")

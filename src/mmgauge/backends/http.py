@@ -58,7 +58,7 @@ from mmgauge.backends._http_io import (
     token_count,
 )
 from mmgauge.backends._images import COMMON_TYPES, ImageEncoder
-from mmgauge.backends._urls import spec_endpoints
+from mmgauge.backends._urls import endpoint_spec, spec_endpoints
 from mmgauge.backends.base import Backend, BackendSettings, Request
 from mmgauge.backends.request_options import RequestOptions
 from mmgauge.core import secrets
@@ -171,6 +171,11 @@ class HTTPBackend(Backend):
         return {}
 
     # -- construction --------------------------------------------------------------------------------------
+
+    @classmethod
+    def read_spec(cls, name: str, rest: str) -> ModelSpec:
+        """`NAME:MODEL@URL|URL|...`; without `@URL`, the API's own (`default_base_url`) where it has one."""
+        return endpoint_spec(name, rest, cls.default_base_url)
 
     @classmethod
     def from_spec(cls, spec: ModelSpec, settings: BackendSettings) -> HTTPBackend:

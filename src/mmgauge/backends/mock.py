@@ -16,6 +16,10 @@ class MockBackend(Backend):
         self.requests = 0
 
     @classmethod
+    def read_spec(cls, name: str, rest: str) -> ModelSpec:
+        return ModelSpec(backend=name, model=rest or "yes")  # `mock:TEXT`: the answer
+
+    @classmethod
     def from_spec(cls, spec: ModelSpec, settings: BackendSettings) -> MockBackend:
         return cls(spec.model or "yes", batch_size=settings.batch_size or 256)
 

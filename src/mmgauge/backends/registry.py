@@ -1,18 +1,13 @@
 """Backends by name, imported only when used so that optional dependencies stay optional.
 
-Installed packages add backends through the entry point group `mmgauge.backends` (name -> "module:Class");
-their specs are `NAME:MODEL@URL` or `NAME:PATH` (see `spec.py`).
+Installed packages add backends through the entry point group `mmgauge.backends` (name -> "module:Class").
+Each backend reads its own spec `NAME:...` (`Backend.read_spec`; `spec.py` finds the class by its name here).
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import ValidationError
-
 from mmgauge.backends.base import Backend, BackendSettings
 from mmgauge.backends.plugins import plugin_backends
-from mmgauge.backends.spec import parse_spec
 from mmgauge.core.errors import UserError
 from mmgauge.core.loading import import_class
 from mmgauge.core.types import ModelSpec
@@ -42,30 +37,20 @@ BACKENDS: dict[str, tuple[str, str]] = {
 }
 
 
+def known(name: str) -> bool:
+    """Whether `name` is a built-in backend or one an installed package registers."""
+    return name in BACKENDS or name in plugin_backends()
+
+
 def backend_class(name: str) -> type[Backend]:
     entry = BACKENDS.get(name)
     target = entry[0] if entry is not None else plugin_backends().get(name)
     if target is None:
-        known = ", ".join(sorted({*BACKENDS, *plugin_backends()}))
-        raise UserError(f"unknown backend '{name}'; known: {known}", field="--model")
+        names = ", ".join(sorted({*BACKENDS, *plugin_backends()}))
+        raise UserError(f"unknown backend '{name}'; known: {names}", field="--model")
     cls: type[Backend] = import_class(target, Backend, kind="backend", name=name, field="--model")
     return cls
 
 
 def build_backend(spec: ModelSpec, settings: BackendSettings) -> Backend:
     return backend_class(spec.backend).from_spec(spec, settings)
-
-
-def load_backend(text: str, *, api_key_env: str | None = None, **overrides: Any) -> tuple[ModelSpec, Backend]:
-    """Parse a spec string or config file and build its backend; `overrides` are BackendSettings fields."""
-    spec, file_settings = parse_spec(text)
-    if api_key_env:
-        spec = spec.model_copy(update={"api_key_env": api_key_env})
-    try:
-        settings = BackendSettings.model_validate({**file_settings, **overrides})
-    except ValidationError as error:
-        first = error.errors()[0]
-        field = ".".join(str(p) for p in first["loc"])
-        message = f"unknown setting '{field}'" if first["type"] == "extra_forbidden" else first["msg"]
-        raise UserError(message, field=field) from None
-    return spec, build_backend(spec, settings)

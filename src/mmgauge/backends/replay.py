@@ -137,6 +137,10 @@ class ReplayBackend(Backend):
         self._fingerprint = "replay:" + _fingerprint(path, self.answers, formats)
 
     @classmethod
+    def read_spec(cls, name: str, rest: str) -> ModelSpec:
+        return cls.path_spec(name, rest, "FILE")
+
+    @classmethod
     def from_spec(cls, spec: ModelSpec, settings: BackendSettings) -> ReplayBackend:
         return cls(Path(spec.path or ""), answer_files(settings.answer_files))
 

@@ -1,6 +1,8 @@
 """Model spec strings and model config files.
 
-Grammar (case-sensitive backend names):
+The name before the first colon picks the backend (`registry.py`), and the backend reads the rest
+(`Backend.read_spec`; every HTTP backend with the one `MODEL@URL|URL...` grammar of `_urls.py`). The built-in
+specs (case-sensitive backend names):
 
     embedded                      the offline default (OCR + small text model, bundled weights)
     openai:MODEL@BASE_URL         an OpenAI-compatible chat-completions endpoint, e.g.
@@ -44,79 +46,48 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from mmgauge.backends._urls import split_urls
-from mmgauge.backends.base import BackendSettings
+from mmgauge.backends import registry
+from mmgauge.backends.base import Backend, BackendSettings
 from mmgauge.backends.request_options import RequestOptions
 from mmgauge.core.errors import UserError
 from mmgauge.core.types import ModelSpec
 
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
-ANTHROPIC_URL = "https://api.anthropic.com"
-GEMINI_URL = "https://generativelanguage.googleapis.com"
-#: Backends whose URL is optional (`NAME:MODEL[@URL]`), with the URL used without one.
-DEFAULT_URLS = {"anthropic": ANTHROPIC_URL, "gemini": GEMINI_URL}
 
 
 def parse_spec(text: str) -> tuple[ModelSpec, dict[str, Any]]:
-    """A spec string (or config file path) -> (ModelSpec, settings overrides from a config file)."""
+    """A spec string (or config file path) -> (ModelSpec, settings overrides from a config file).
+
+    The name before the first colon picks the backend, which reads the rest itself (`Backend.read_spec`)."""
     text = text.strip()
     if not text:
         raise UserError("empty model spec", field="--model")
     if text.lower().endswith(CONFIG_SUFFIXES) and ":" not in text.split("/")[0].replace("\\", ""):
         return _load_config_file(Path(text))
     backend, _, rest = text.partition(":")
-    if backend == "embedded":
-        return ModelSpec(backend="embedded"), {}
-    if backend == "mock":
-        return ModelSpec(backend="mock", model=rest or "yes"), {}
-    if backend == "openai":
-        model, at, url = rest.rpartition("@")
-        if not at or not model or not url:
-            raise UserError(f"'{text}' is not of the form openai:MODEL@BASE_URL", field="--model")
-        return _endpoint_spec("openai", model, url), {}
-    if backend in DEFAULT_URLS:
-        model, at, url = rest.rpartition("@")
-        if not at or not url.startswith(("http://", "https://")):
-            model, url = rest, DEFAULT_URLS[backend]  # no URL, or an @ inside the model id
-        if not model:
-            raise UserError(f"'{text}' is not of the form {backend}:MODEL[@URL]", field="--model")
-        return _endpoint_spec(backend, model, url), {}
-    if backend in ("hf", "replay"):
-        if not rest:
-            raise UserError(f"'{text}' needs a path: {backend}:PATH", field="--model")
-        return ModelSpec(backend=backend, path=rest), {}
-    if backend == "vllm":
-        if not rest:
-            raise UserError(f"'{text}' needs a model: vllm:PATH_OR_REPO_ID", field="--model")
-        return ModelSpec(backend="vllm", path=rest), {}
-    plugin = _plugin_spec(backend, rest)
-    if plugin is not None:
-        return plugin, {}
-    raise UserError(
-        f"unknown model spec '{text}'; use embedded, openai:MODEL@URL, anthropic:MODEL[@URL], "
-        "gemini:MODEL[@URL], hf:PATH, "
-        "vllm:PATH, replay:FILE, mock[:TEXT], an installed plug-in's NAME:..., or a .yaml/.json model config "
-        "file",
-        field="--model",
-    )
+    if not registry.known(backend):
+        raise UserError(
+            f"unknown model spec '{text}'; use embedded, openai:MODEL@URL, anthropic:MODEL[@URL], "
+            "gemini:MODEL[@URL], hf:PATH, vllm:PATH, replay:FILE, mock[:TEXT], an installed plug-in's "
+            "NAME:..., or a .yaml/.json model config file",
+            field="--model",
+        )
+    return registry.backend_class(backend).read_spec(backend, rest), {}
 
 
-def _plugin_spec(backend: str, rest: str) -> ModelSpec | None:
-    """`NAME:MODEL@URL` or `NAME:PATH` for a backend an installed package registers."""
-    from mmgauge.backends.plugins import plugin_backends
-
-    if not rest or backend not in plugin_backends():
-        return None
-    model, at, url = rest.rpartition("@")
-    if at and model and url.startswith(("http://", "https://")):
-        return ModelSpec(backend=backend, model=model, base_url=url)
-    return ModelSpec(backend=backend, model=rest, path=rest)
-
-
-def _endpoint_spec(backend: str, model: str, url: str) -> ModelSpec:
-    urls = split_urls(url)
-    options: dict[str, Any] = {"base_urls": urls} if len(urls) > 1 else {}
-    return ModelSpec(backend=backend, model=model, base_url=urls[0], options=options)
+def load_backend(text: str, *, api_key_env: str | None = None, **overrides: Any) -> tuple[ModelSpec, Backend]:
+    """Parse a spec string or config file and build its backend; `overrides` are BackendSettings fields."""
+    spec, file_settings = parse_spec(text)
+    if api_key_env:
+        spec = spec.model_copy(update={"api_key_env": api_key_env})
+    try:
+        settings = BackendSettings.model_validate({**file_settings, **overrides})
+    except ValidationError as error:
+        first = error.errors()[0]
+        field = ".".join(str(p) for p in first["loc"])
+        message = f"unknown setting '{field}'" if first["type"] == "extra_forbidden" else first["msg"]
+        raise UserError(message, field=field) from None
+    return spec, registry.build_backend(spec, settings)
 
 
 # -- model config files ------------------------------------------------------------------------------------

@@ -159,6 +159,10 @@ class VLLMBackend(Backend):
         self._engine_thread = ModelThread("mmgauge-vllm-engine")
 
     @classmethod
+    def read_spec(cls, name: str, rest: str) -> ModelSpec:
+        return cls.path_spec(name, rest, "PATH_OR_REPO_ID")
+
+    @classmethod
     def from_spec(cls, spec: ModelSpec, settings: BackendSettings) -> VLLMBackend:
         if not spec.path:
             raise UserError("the vllm backend needs a model folder or repo id: vllm:PATH", field="--model")

@@ -21,7 +21,7 @@ def judge_for(judge: str | Judge | None) -> Judge | None:
 
     if judge is None or isinstance(judge, Judge):
         return judge
-    from mmgauge.backends.registry import load_backend
+    from mmgauge.backends.spec import load_backend
 
     _, backend = load_backend(judge)
     return Judge(backend)
