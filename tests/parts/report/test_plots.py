@@ -139,3 +139,14 @@ def test_a_scatters_legend_leaves_the_corners_to_the_points(drawn: list[Figure])
     legends, _, data = _boxes(drawn[-1])
     assert legends and data
     assert not [box for box in data for legend in legends if box.overlaps(legend)]
+
+
+def test_scatter_labels_of_points_side_by_side_do_not_cover_each_other(drawn: list[Figure]) -> None:
+    # Three languages with one score in run 2 and close scores in run 1: their labels sat on one line.
+    names = ["english (n=18)", "french (n=6)", "chinese (n=6)", "spanish (n=6)"]
+    plots.scatter(names, [22.2, 33.3, 50.0, 38.0], [16.7, 16.7, 16.7, 16.7], title="t", xlabel="run 1",
+                  ylabel="run 2", top=100)
+    _, texts, _ = _boxes(drawn[-1])
+    labels = [box for text, box in texts if text in names]
+    assert len(labels) == 4
+    assert not [(a, b) for i, a in enumerate(labels) for b in labels[i + 1:] if a.overlaps(b)]

@@ -292,10 +292,12 @@ def scatter(
             for m in range(len(kept)):
                 spots.setdefault((round(px[m], 6), round(py[m], 6)), []).append(m)
             far = sorted(spots.items(), key=lambda item: -abs(item[0][1] - item[0][0]))[:named]
+            placed: list[Box] = []
             for (x, y), members in far:
                 text = (_short(labels[kept[members[0]]], 22) if len(members) == 1
                         else f"{len(members)} categories")
-                ax.annotate(text, (x, y), xytext=(4, 3), textcoords="offset points", fontsize=7)
+                ax.annotate(text, (x, y), xytext=(4, _label_rise(x, y, text, top, placed)),
+                            textcoords="offset points", fontsize=7)
         # A little room past both ends, so points at 0 or at the top are drawn whole.
         ax.set_xlim(-0.02 * top, 1.02 * top)
         ax.set_ylim(-0.02 * top, 1.02 * top)
@@ -306,6 +308,34 @@ def scatter(
         ax.grid(color="#eeeeee", linewidth=0.6)
         _legend_below(fig)
         return _img(fig, title)
+
+
+#: A scatter's axes in points (its 4.4-inch figure less the axis labels) and a 7-point label's character width
+#: and line height: estimates, enough to keep labels apart without laying the figure out first.
+_AXES_PT: Final = 235.0
+_CHAR_PT: Final = 4.2
+_LINE_PT: Final = 9.0
+
+
+Box = tuple[float, float, float, float]
+
+
+def _label_rise(x: float, y: float, text: str, top: float, placed: list[Box]) -> int:
+    """How far above its point (in points) a scatter label goes so as not to cover a label placed before it:
+    points with the same score in one run sit side by side and their labels ran into each other. The box it
+    takes is added to `placed`."""
+    scale = _AXES_PT / (1.04 * top)
+    left, width = x * scale + 4, len(text) * _CHAR_PT
+    rise = 3
+    for step in range(8):
+        # 3 points above the point, then a line higher, a line lower, two lines higher, ...
+        rise = 3 + (step + 1) // 2 * int(_LINE_PT) * (1 if step % 2 else -1)
+        bottom = y * scale + rise
+        if not any(left < x1 and left + width > x0 and bottom < y1 and bottom + _LINE_PT > y0
+                   for x0, y0, x1, y1 in placed):
+            break
+    placed.append((left, y * scale + rise, left + width, y * scale + rise + _LINE_PT))
+    return rise
 
 
 def _spans(values: Sequence[float], whiskers: Whiskers) -> list[list[float]] | None:
