@@ -97,6 +97,8 @@ def _short(label: str, limit: int = 38) -> str:
 
 #: One interval per value (None: no interval for that value), in the values' unit.
 Whiskers = Sequence[tuple[float, float] | None]
+#: A rectangle (left, bottom, right, top).
+Box = tuple[float, float, float, float]
 
 
 def hbars(
@@ -315,9 +317,6 @@ def scatter(
 _AXES_PT: Final = 235.0
 _CHAR_PT: Final = 4.2
 _LINE_PT: Final = 9.0
-
-
-Box = tuple[float, float, float, float]
 
 
 def _label_rise(x: float, y: float, text: str, top: float, placed: list[Box]) -> int:
