@@ -6,6 +6,7 @@ import pytest
 
 from mmgauge.backends.spec import parse_spec
 from mmgauge.core.errors import UserError
+from mmgauge.testing.plugins import install
 
 
 def test_grammar() -> None:
@@ -80,12 +81,9 @@ class HostedBackend(OpenAIBackend):
 @pytest.fixture
 def plugins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Two plug-in backends, installed as a package would be (a module and its dist-info on the path)."""
-    info = tmp_path / "mmgauge_spec_plugins-0.1.dist-info"
-    info.mkdir()
-    (tmp_path / "mmgauge_spec_plugins.py").write_text(PLUGINS)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: mmgauge-spec-plugins\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text("[mmgauge.backends]\ndice = mmgauge_spec_plugins:DiceBackend\n"
-                                           "hosted = mmgauge_spec_plugins:HostedBackend\n")
+    install(tmp_path, "mmgauge-spec-plugins", {"mmgauge_spec_plugins.py": PLUGINS},
+            {"mmgauge.backends": {"dice": "mmgauge_spec_plugins:DiceBackend",
+                                  "hosted": "mmgauge_spec_plugins:HostedBackend"}})
     monkeypatch.syspath_prepend(str(tmp_path))
 
 

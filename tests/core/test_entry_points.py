@@ -13,7 +13,7 @@ import pytest
 
 import mmgauge
 import mmgauge.core.entry_points as entry_points_module
-from mmgauge.backends.plugins import plugin_backends
+from mmgauge.backends.registry import plugin_backends
 from mmgauge.benchmarks.registry import all_benchmarks
 from mmgauge.core.entry_points import declared
 from mmgauge.testing.plugins import install

@@ -87,8 +87,7 @@ def _benchmark_info(cls: type[AnyBenchmark], name: str, target: str, plugin: boo
 
 def list_backends() -> list[BackendInfo]:
     """Every backend, each plug-in loaded on its own: a broken one is listed with its `problem`."""
-    from mmgauge.backends.plugins import plugin_backends
-    from mmgauge.backends.registry import BACKENDS, backend_class
+    from mmgauge.backends.registry import BACKENDS, backend_class, plugin_backends
     from mmgauge.core.loading import LoadError
 
     out = [BackendInfo(name=name, description=description, target=target)

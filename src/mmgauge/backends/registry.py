@@ -7,7 +7,7 @@ Each backend reads its own spec `NAME:...` (`Backend.read_spec`; `spec.py` finds
 from __future__ import annotations
 
 from mmgauge.backends.base import Backend, BackendSettings
-from mmgauge.backends.plugins import plugin_backends
+from mmgauge.core.entry_points import declared
 from mmgauge.core.errors import UserError
 from mmgauge.core.loading import import_class
 from mmgauge.core.types import ModelSpec
@@ -35,6 +35,16 @@ BACKENDS: dict[str, tuple[str, str]] = {
     "replay": ("mmgauge.backends.replay:ReplayBackend", "answers from an existing predictions file"),
     "mock": ("mmgauge.backends.mock:MockBackend", "answers a fixed text instantly (tests, benchmarks)"),
 }
+
+
+#: The entry point group installed packages register backends in (name -> "module:Class").
+ENTRY_POINT_GROUP = "mmgauge.backends"
+
+
+def plugin_backends() -> dict[str, str]:
+    """name -> "module:Class" of the backends installed packages register; a built-in's name stays the
+    built-in's (`BACKENDS`, the one list of them)."""
+    return {name: target for name, target in declared(ENTRY_POINT_GROUP) if name not in BACKENDS}
 
 
 def known(name: str) -> bool:
