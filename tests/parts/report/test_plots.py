@@ -150,3 +150,17 @@ def test_scatter_labels_of_points_side_by_side_do_not_cover_each_other(drawn: li
     labels = [box for text, box in texts if text in names]
     assert len(labels) == 4
     assert not [(a, b) for i, a in enumerate(labels) for b in labels[i + 1:] if a.overlaps(b)]
+
+
+def test_a_radars_long_axis_names_stay_apart_and_inside_the_picture(drawn: list[Figure]) -> None:
+    capabilities = ("coarse perception", "fine-grained perception", "instance reasoning", "logical reasoning",
+                    "science & technology", "math")
+    names = [with_n(name, [3]) for name in capabilities]
+    runs = {"run 1": [33.0, 67.0, 0.0, 67.0, 0.0, 0.0], "run 2": [33.0, 0.0, 67.0, 0.0, 0.0, 33.0]}
+    plots.radar(names, runs, title="MMStar by core capability\nprofile per run", rmax=100)
+    fig = drawn[-1]
+    _, texts, _ = _boxes(fig)
+    labels = [box for text, box in texts if "(n=3)" in text]
+    assert len(labels) == 6
+    assert not [(a, b) for i, a in enumerate(labels) for b in labels[i + 1:] if a.overlaps(b)]
+    assert not [text for text, box in texts if box.x0 < fig.bbox.x0 - 1 or box.x1 > fig.bbox.x1 + 1]

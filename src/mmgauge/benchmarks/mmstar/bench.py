@@ -66,6 +66,7 @@ class MMStarBenchmark(Benchmark[MMStarOptions, MMStarResult]):
     title: ClassVar[str] = "MMStar"
     vlmevalkit_names: ClassVar[tuple[str, ...]] = ("MMStar",)
     tidy_rows: ClassVar[str | None] = "mmgauge.benchmarks.mmstar.tidy:mmstar_rows"
+    report_section: ClassVar[str | None] = "mmgauge.benchmarks.mmstar.report:SECTION"
     score_command: ClassVar[str | None] = "mmgauge.benchmarks.mmstar.command:score_command"
     in_default_run: ClassVar[bool] = True
 
@@ -156,10 +157,10 @@ class MMStarBenchmark(Benchmark[MMStarOptions, MMStarResult]):
         if result.overall.accuracy is None:
             return Numbers()
         headline = {"MMStar overall": 100 * result.overall.accuracy}
-        capability = {name: 100 * score.accuracy for name, score in result.capability.items()
-                      if score.accuracy is not None}
-        return Numbers(headline=headline, units=dict.fromkeys(headline, PERCENT),
-                       breakdowns={"capability": capability})
+        breakdowns = {key: {name: 100 * score.accuracy for name, score in scores.items()
+                            if score.accuracy is not None}
+                      for key, scores in (("capability", result.capability), ("axis", result.axis))}
+        return Numbers(headline=headline, units=dict.fromkeys(headline, PERCENT), breakdowns=breakdowns)
 
 
 def _judge_question(sample: Sample) -> str:

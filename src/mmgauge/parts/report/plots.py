@@ -252,12 +252,29 @@ def radar(
                 ax.fill(xs, ys, color=color, alpha=0.12)
             line.set_gid(f"radar-{j}")
         empty = [all(values[i] is None for values in series.values()) for i in range(len(axes))]
-        ax.set_xticks(angles, [f"{_short(a, 22)}\n(no data)" if e else _short(a, 22)
+        ax.set_xticks(angles, [_radar_label(a) + ("\n(no data)" if e else "")
                                for a, e in zip(axes, empty, strict=True)])
+        # Each name reaches away from the circle (left of it on the left, right of it on the right): centred
+        # on their axes, long names ran into each other at the top and past the picture's edge at the sides.
+        for label, angle in zip(ax.get_xticklabels(), angles, strict=True):
+            side = math.cos(angle)
+            label.set_horizontalalignment("left" if side > 0.2 else "right" if side < -0.2 else "center")
         ax.set_ylim(0, rmax)
         _title(ax, title, 44)
         _legend_below(fig, columns=2)
         return _img(fig, title)
+
+
+def _radar_label(name: str) -> str:
+    """An axis name on lines of at most 16 characters, its `(n=...)` on a line of its own when it is long."""
+    match = _N_SUFFIX.match(name)
+    base, suffix = (match[1], match[2].strip()) if match else (name, "")
+    lines = textwrap.wrap(_short(base, 30), 16) or [base]
+    if suffix and len(lines[-1]) + len(suffix) < 16:
+        lines[-1] += " " + suffix
+    elif suffix:
+        lines.append(suffix)
+    return "\n".join(lines)
 
 
 def scatter(
