@@ -38,6 +38,7 @@ class PopeBenchmark(Benchmark[PopeOptions, PopeResult]):
     title: ClassVar[str] = "POPE"
     vlmevalkit_names: ClassVar[tuple[str, ...]] = ("POPE",)
     tidy_rows: ClassVar[str | None] = "mmgauge.benchmarks.pope.tidy:pope_rows"
+    report_section: ClassVar[str | None] = "mmgauge.benchmarks.pope.report:SECTION"
     score_command: ClassVar[str | None] = "mmgauge.benchmarks.pope.command:score_command"
     in_default_run: ClassVar[bool] = True
 
@@ -95,13 +96,18 @@ class PopeBenchmark(Benchmark[PopeOptions, PopeResult]):
         if result.overall is not None and len(named) != 1:
             named["overall"] = result.overall
         headline: dict[str, float] = {}
-        nonlinear: list[str] = []
+        nonlinear: list[str] = ["f1"]
+        # Per split, as the report's charts draw them (`report.py`).
+        accuracy: dict[str, float] = {}
+        f1: dict[str, float] = {}
         for name, scores in named.items():
-            headline[f"POPE {name}"] = 100 * scores.accuracy.value  # accuracy, beside the summary's row
+            # The accuracy, beside the summary's row of the split.
+            headline[f"POPE {name}"] = accuracy[name] = 100 * scores.accuracy.value
             nonlinear.append(f"POPE {name} F1")
             if scores.f1 is not None:
-                headline[f"POPE {name} F1"] = 100 * scores.f1.value
-        return Numbers(headline=headline, units=dict.fromkeys(headline, PERCENT), nonlinear=nonlinear)
+                headline[f"POPE {name} F1"] = f1[name] = 100 * scores.f1.value
+        return Numbers(headline=headline, units=dict.fromkeys(headline, PERCENT), nonlinear=nonlinear,
+                       breakdowns={"accuracy": accuracy, "f1": f1})
 
 
 def item_of(record: SampleRecord) -> PopeItem:
