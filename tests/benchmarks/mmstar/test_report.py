@@ -51,4 +51,11 @@ def test_capabilities_and_axes_are_charted_per_run_and_across_runs(report: str) 
     assert "science &amp; technology (n=2)" in per_run[0] and "math (n=2)" in per_run[0]
     assert sum('id="radar-1"' in svg for svg in by_capability) == 1  # one polygon per run
     assert "geometry (n=1)" in by_axis[0]
-    assert "MMStar overall %" in report  # a leaderboard column
+
+
+def test_the_leaderboard_marks_runs_the_paired_test_cannot_tell_apart(report: str) -> None:
+    # 3 against 5 right of 12 paired answers: McNemar's exact test cannot tell them apart.
+    mark = re.search(r'>25\.00? <span class="tie" title="([^"]*)">≈</span>', report)
+    assert mark is not None, "no mark on the lower run's MMStar column"
+    assert html.unescape(mark[1]).startswith("not distinguishable from run 2 (mock:B")
+    assert "on 12 answers, p = " in mark[1]

@@ -67,6 +67,10 @@ class MMStarBenchmark(Benchmark[MMStarOptions, MMStarResult]):
     vlmevalkit_names: ClassVar[tuple[str, ...]] = ("MMStar",)
     tidy_rows: ClassVar[str | None] = "mmgauge.benchmarks.mmstar.tidy:mmstar_rows"
     report_section: ClassVar[str | None] = "mmgauge.benchmarks.mmstar.report:SECTION"
+    # The leaderboard's column is the generic comparison's accuracy over the same answers (`compare_generic`).
+    significance_measures: ClassVar[tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]] = (
+        ("MMStar overall %", (("accuracy", "overall"),)),
+    )
     score_command: ClassVar[str | None] = "mmgauge.benchmarks.mmstar.command:score_command"
     in_default_run: ClassVar[bool] = True
 
