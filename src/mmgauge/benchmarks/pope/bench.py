@@ -39,6 +39,13 @@ class PopeBenchmark(Benchmark[PopeOptions, PopeResult]):
     vlmevalkit_names: ClassVar[tuple[str, ...]] = ("POPE",)
     tidy_rows: ClassVar[str | None] = "mmgauge.benchmarks.pope.tidy:pope_rows"
     report_section: ClassVar[str | None] = "mmgauge.benchmarks.pope.report:SECTION"
+    comparer: ClassVar[str | None] = "mmgauge.benchmarks.pope.compare:compare_pope"
+    outcomes_builder: ClassVar[str | None] = "mmgauge.benchmarks.pope.outcomes:from_answers"
+    # The leaderboard's accuracy column is the comparison's overall row where that is the same number (every
+    # question in one split; `compare.py`).
+    significance_measures: ClassVar[tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]] = (
+        ("POPE accuracy %", (("accuracy", "overall"),)),
+    )
     score_command: ClassVar[str | None] = "mmgauge.benchmarks.pope.command:score_command"
     in_default_run: ClassVar[bool] = True
 
