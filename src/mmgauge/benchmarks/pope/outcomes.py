@@ -22,7 +22,7 @@ def from_answers(answers: Sequence[Answer]) -> Outcomes:
         for split in [str(split) for split in a.metadata.get("splits") or []] or [""]:
             entries.append((f"{split}/{question}" if split else question, split, question, a))
     return Outcomes(
-        benchmark="pope", item="entry", keys=objects([key for key, *_ in entries]),
+        benchmark="pope", item="per-split answer", keys=objects([key for key, *_ in entries]),
         truth=objects([str(a.target).lower() for *_, a in entries]),
         labels={"split": objects([split for _, split, _, _ in entries]),
                 "question": objects([question for _, _, question, _ in entries])},
