@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from mmgauge.benchmarks.pope.result import Metric, PopeResult, PopeScores, split_order
+from mmgauge.benchmarks.pope.scoring import PopeItem, entries, overall_entries
 from mmgauge.parts.report import plots
 from mmgauge.parts.report.breakdown import Breakdown, Point, interval_point, with_n
 from mmgauge.parts.report.section import Card, Section, baseline_series, charts, note, pct
@@ -14,6 +15,7 @@ from mmgauge.parts.report.tables import Cell, Table, table_html
 from mmgauge.parts.report.views import BenchView, Row
 
 WHISKERS = "95% CI (accuracy: Clopper-Pearson; F1: bootstrap over images)"
+OVERALL = "overall"
 
 
 def _result(bench: BenchView) -> PopeResult:
@@ -32,7 +34,7 @@ def _named(r: PopeResult) -> dict[str, PopeScores]:
     """The splits in the paper's order, then all of them (when there is more than one)."""
     named = {name: r.splits[name] for name in split_order(set(r.splits))}
     if r.overall is not None and len(named) != 1:
-        named["overall"] = r.overall
+        named[OVERALL] = r.overall
     return named
 
 
@@ -83,12 +85,24 @@ def _chart(bench: BenchView, accuracy: Breakdown, f1: Breakdown) -> str:
     )
 
 
-def _yes_chart(named: dict[str, PopeScores]) -> str:
+def _key_yes_share(rows: list[Row]) -> dict[str, float]:
+    """Per split and overall, the share of "yes" in the answer key over the entries scored (grouped as the
+    scores group them). Not TP + FN: an answer read as neither (`vlmevalkit` reader) is in neither."""
+    items = [PopeItem(sample_id=row.sample_id, splits=tuple(map(str, row.metadata.get("splits") or [])),
+                      truth=str(row.target).lower(), answer=row.answer, image="")
+             for row in rows if not row.failed and row.target]
+    groups = entries(items)
+    groups[OVERALL] = overall_entries(items, groups)
+    return {name: sum(item.truth == "yes" for item in group) / len(group) for name, group in groups.items()
+            if group}
+
+
+def _yes_chart(named: dict[str, PopeScores], key_yes: dict[str, float]) -> str:
     names = list(named)
     return plots.hbars(
         [with_n(name, [named[name].entries]) for name in names],
         {"yes %": [100 * named[name].yes_ratio.value for name in names],
-         "truth": [100 * (named[name].tp + named[name].fn) / max(1, named[name].entries) for name in names]},
+         "truth": [None if name not in key_yes else 100 * key_yes[name] for name in names]},
         title="Share of 'yes' answers per split", xmax=100,
         xlabel="yes % of the answers and of the answer key (n: entries)",
     )
@@ -114,7 +128,8 @@ def _body(bench: BenchView) -> str:
     found = _breakdowns(bench)
     if found:
         accuracy, f1 = found
-        parts.append(charts(lambda: _chart(bench, accuracy, f1), lambda: _yes_chart(_named(r))))
+        parts.append(charts(lambda: _chart(bench, accuracy, f1),
+                            lambda: _yes_chart(_named(r), _key_yes_share(bench.rows))))
     parts.append(table_html(_tables(bench)[0], caption="Per split"))
     return "".join(parts)
 

@@ -113,13 +113,18 @@ def entries(items: Sequence[PopeItem]) -> dict[str, list[PopeItem]]:
     return {name: by_split[name] for name in split_order(set(by_split))}
 
 
+def overall_entries(items: Sequence[PopeItem], by_split: dict[str, list[PopeItem]]) -> list[PopeItem]:
+    """Every entry of `by_split` (`entries(items)`), as POPE's three files together (and VLMEvalKit's
+    `Overall`, over its exploded categories) count them; a question in no split counts once."""
+    grouped = [entry for group in by_split.values() for entry in group]
+    return grouped + [item for item in items if not item.splits]
+
+
 def score_pope(items: Sequence[PopeItem], *, reader: str, failed: int = 0, seed: int = 0,
                notes: Sequence[str] = ()) -> PopeResult:
-    """Per split and overall. Overall counts every entry, as POPE's three files together (and VLMEvalKit's
-    `Overall`, over its exploded categories) do; a question in no split still counts there once."""
+    """Per split and overall (`overall_entries`)."""
     by_split = entries(items)
-    overall = [entry for group in by_split.values() for entry in group]
-    overall += [item for item in items if not item.splits]
+    overall = overall_entries(items, by_split)
     return PopeResult(
         reader=reader,
         overall=score_items(overall, seed) if overall else None,
