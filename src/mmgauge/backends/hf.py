@@ -259,4 +259,3 @@ class HFBackend(Backend):
             tally.requests += len(done)
             tally.completion_tokens += sum(row.completion_tokens for row in done)
         return outcomes
-
