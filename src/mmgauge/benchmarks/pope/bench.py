@@ -82,9 +82,7 @@ class PopeBenchmark(Benchmark[PopeOptions, PopeResult]):
         rows = [("POPE reader", result.reader)]
         if result.overall is None:
             return [*rows, ("POPE", "nothing answered yet")]
-        rows += [(f"POPE {name}", scores_text(scores)) for name, scores in result.splits.items()]
-        if len(result.splits) != 1:
-            rows.append(("POPE overall", scores_text(result.overall)))
+        rows += [(f"POPE {name}", scores_text(scores)) for name, scores in result.named().items()]
         if result.overall.unknown:
             rows.append(("POPE unreadable answers", f"{result.overall.unknown} (counted wrong, not yes)"))
         if result.failed:
@@ -99,9 +97,7 @@ class PopeBenchmark(Benchmark[PopeOptions, PopeResult]):
         return yes_no_baselines()
 
     def headline_numbers(self, result: PopeResult) -> Numbers:
-        named = dict(result.splits)
-        if result.overall is not None and len(named) != 1:
-            named["overall"] = result.overall
+        named = result.named()
         headline: dict[str, float] = {}
         nonlinear: list[str] = ["f1"]
         # Per split, as the report's charts draw them (`report.py`).

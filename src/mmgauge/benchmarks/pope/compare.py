@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from mmgauge.benchmarks.pope.result import split_order
+from mmgauge.benchmarks.pope.result import OVERALL, split_order
 from mmgauge.parts.metric_rows import CompareSettings, MetricRow, accuracy_row
 from mmgauge.parts.outcomes import Outcomes
 
 BENCHMARK = "pope"
-OVERALL = "overall"
 ONCE = "overall, each question once"
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mmgauge.benchmarks.pope.result import Metric, PopeResult, PopeScores, split_order
+from mmgauge.benchmarks.pope.result import OVERALL, Metric, PopeResult, PopeScores
 from mmgauge.benchmarks.pope.scoring import PopeItem, entries, overall_entries
 from mmgauge.parts.report import plots
 from mmgauge.parts.report.breakdown import Breakdown, Point, interval_point, with_n
@@ -15,7 +15,6 @@ from mmgauge.parts.report.tables import Cell, Table, table_html
 from mmgauge.parts.report.views import BenchView, Row
 
 WHISKERS = "95% CI (accuracy: Clopper-Pearson; F1: bootstrap over images)"
-OVERALL = "overall"
 
 
 def _result(bench: BenchView) -> PopeResult:
@@ -30,20 +29,12 @@ def _category(row: Row) -> str:
     return ",".join(str(split) for split in row.metadata.get("splits") or [])
 
 
-def _named(r: PopeResult) -> dict[str, PopeScores]:
-    """The splits in the paper's order, then all of them (when there is more than one)."""
-    named = {name: r.splits[name] for name in split_order(set(r.splits))}
-    if r.overall is not None and len(named) != 1:
-        named[OVERALL] = r.overall
-    return named
-
-
 def _cards(bench: BenchView) -> list[Card]:
     r = _result(bench)
     if not r.splits:
         return [Card("POPE", "not scored", "no question scored yet", warn=True)]
     cards = []
-    for name, scores in _named(r).items():
+    for name, scores in r.named().items():
         ci, f1 = scores.accuracy.ci, scores.f1
         f1_text = "F1 –" if f1 is None else (f"F1 {100 * f1.value:.2f} (95% CI {100 * f1.ci.low:.1f}–"
                                               f"{100 * f1.ci.high:.1f})")
@@ -59,7 +50,7 @@ def _metric_point(metric: Metric | None, n: int) -> Point:
 
 def _breakdowns(bench: BenchView) -> list[Breakdown]:
     r = _result(bench)
-    named = _named(r)
+    named = r.named()
     if not named:
         return []
     return [
@@ -110,7 +101,7 @@ def _yes_chart(named: dict[str, PopeScores], key_yes: dict[str, float]) -> str:
 
 def _tables(bench: BenchView) -> list[Table]:
     rows: list[list[Cell]] = []
-    for name, s in _named(_result(bench)).items():
+    for name, s in _result(bench).named().items():
         shares = [None if metric is None else 100 * metric.value
                   for metric in (s.accuracy, s.precision, s.recall, s.f1, s.yes_ratio)]
         rows.append([name, s.entries, s.questions, s.tp, s.fp, s.tn, s.fn, s.unknown, *shares])
@@ -129,7 +120,7 @@ def _body(bench: BenchView) -> str:
     if found:
         accuracy, f1 = found
         parts.append(charts(lambda: _chart(bench, accuracy, f1),
-                            lambda: _yes_chart(_named(r), _key_yes_share(bench.rows))))
+                            lambda: _yes_chart(r.named(), _key_yes_share(bench.rows))))
     parts.append(table_html(_tables(bench)[0], caption="Per split"))
     return "".join(parts)
 

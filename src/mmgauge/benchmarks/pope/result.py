@@ -11,6 +11,8 @@ from mmgauge.stats.proportion import Interval
 
 #: POPE's splits in the paper's order; other names (a custom file's) follow, sorted.
 SPLITS: Final = ("random", "popular", "adversarial")
+#: The name the scores over every split go by where they are shown beside the splits'.
+OVERALL: Final = "overall"
 
 
 class Metric(BaseModel):
@@ -53,6 +55,14 @@ class PopeResult(BaseModel):
     #: Failed requests: not scored.
     failed: int = 0
     notes: list[str] = Field(default_factory=list)
+
+    def named(self) -> dict[str, PopeScores]:
+        """The splits in their order, then `OVERALL` where there is more than one split (with one, the
+        overall scores are that split's)."""
+        named = dict(self.splits)
+        if self.overall is not None and len(named) != 1:
+            named[OVERALL] = self.overall
+        return named
 
 
 def split_order(names: set[str]) -> list[str]:
